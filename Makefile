@@ -1,0 +1,105 @@
+# futexsim: a discrete-event simulator of Linux futex hashing on NUMA machines.
+#
+#   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
+#   make check   install missing Debian packages, build, run every Check test
+#   make bench   print simulated ops and events per wall-clock second
+#   make         build bin/futexsim only
+#
+# Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
+# -fsanitize=address,undefined), SCENARIO (for `make run`).
+
+CC       ?= gcc
+OPT      ?= -O2
+SANITIZE ?=
+PKGS     := gsl yaml-0.1 hdf5 check
+# Debian packages the build and the tests need; `make deps` installs the missing ones.
+DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf
+
+VERSION  := 0.1.0
+GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+            -DFUTEXSIM_VERSION='"$(VERSION)"' -DFUTEXSIM_GIT_REV='"$(GIT_REV)"' \
+            -DFUTEXSIM_CONFIG_DIR='"$(CURDIR)/configs"' \
+            -I. $(SANITIZE)
+DEP_CFLAGS = $(shell pkg-config --cflags gsl yaml-0.1 hdf5 2>/dev/null)
+DEP_LIBS   = $(shell pkg-config --libs gsl yaml-0.1 hdf5 2>/dev/null) -lm
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+LDFLAGS  += $(SANITIZE)
+
+BUILD    := build
+LIB_SRCS := $(sort $(wildcard sim/*.c models/*.c))
+LIB_SRCS := $(filter-out sim/main.c,$(LIB_SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libfutexsim.a
+BIN      := bin/futexsim
+TEST_SRCS := $(sort $(wildcard tests/check_*.c))
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
+SCENARIO ?= scenarios/quickstart.yaml
+
+.PHONY: all run check bench deps clean
+.DELETE_ON_ERROR:
+
+all: $(BIN)
+
+# Installs the Debian packages the build needs: with apt-get when run as root,
+# otherwise prints the exact command to run and stops.
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing missing packages:$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing || exit 1; \
+	  else \
+	    echo "Missing Debian packages. Run:"; \
+	    echo "  sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(BUILD)/sim/main.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) run $(SCENARIO)
+
+# Every test binary prints Check's summary line; any failure fails `make check`.
+check: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS)
+	@failed=0; \
+	for t in $(TEST_BINS); do \
+	  echo "== $$t"; \
+	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \
+	done; \
+	if [ $$failed -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
+	echo "make check: all tests passed"
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh tests/bench.sh $(BIN)
+
+clean:
+	rm -rf $(BUILD) bin
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/sim/main.d
