@@ -1,0 +1,106 @@
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void tu_machine(struct machine *m, const char *yaml)
+{
+	struct yt_doc *d = yt_doc_new();
+	struct fs_error e = { 0 };
+	struct yt_node *root;
+
+	ck_assert_ptr_nonnull(d);
+	root = yt_load_string(d, "test-machine.yaml", yaml, strlen(yaml), &e);
+	ck_assert_msg(root != NULL, "%s", e.msg);
+	ck_assert_msg(machine_from_yaml(m, root, &e) == 0, "%s", e.msg);
+	yt_doc_free(d);
+}
+
+char *tu_write_temp(const char *text)
+{
+	char *path = strdup("/tmp/futexsim-test-XXXXXX.yaml");
+	int fd;
+
+	ck_assert_ptr_nonnull(path);
+	fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+void tu_run(struct tu_run *r, const char *path, const char *const *sets, size_t nsets)
+{
+	struct fs_error e = { 0 };
+
+	ck_assert_msg(scenario_load(&r->sc, path, sets, nsets, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_build(&r->s, &r->sc, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_run(&r->s, &e) == 0, "%s", e.msg);
+}
+
+void tu_run_free(struct tu_run *r)
+{
+	sim_free(&r->s);
+	scenario_free(&r->sc);
+}
+
+unsigned long long tu_transfers_of(const struct sim *s, const char *prefix)
+{
+	unsigned long long sum = 0;
+
+	for (uint32_t l = 0; l < s->coh.nlines; l++) {
+		const struct mem_object *o = &s->mem.objects[s->mem.labels[l].object];
+
+		if (strncmp(o->name, prefix, strlen(prefix)) != 0)
+			continue;
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			sum += s->coh.lines[l].stats.transfers[k];
+	}
+	return sum;
+}
+
+int tu_futexsim(const char *args, char **output)
+{
+	const char *bin = getenv("FUTEXSIM");
+	char cmd[4096];
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	FILE *p;
+	int status;
+
+	ck_assert_ptr_nonnull(buf);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", bin && *bin ? bin : "bin/futexsim", args);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	for (;;) {
+		size_t n;
+
+		if (len + 1024 > cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, p);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	status = pclose(p);
+	*output = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int tu_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
