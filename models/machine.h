@@ -1,0 +1,113 @@
+/* The machine: NUMA nodes, cores, SMT threads, Linux CPU numbering, and what
+ * moving a cache line or doing work costs between any two CPUs.
+ *
+ * Built once from a machine YAML (configs/machines/, schema in docs/machine.md)
+ * and read-only afterwards; per-pair costs are precomputed so the simulator's
+ * hot path does a table lookup. All times are picoseconds.
+ *
+ * CPU numbering "cores-first" (Linux on the Intel machines modelled): CPU c is
+ * core (c % ncores), SMT thread (c / ncores); core k is on node
+ * (k / cores_per_node). So all physical cores come first, socket 0 then socket 1,
+ * then their siblings in the same order. "smt-adjacent": siblings are
+ * consecutive (CPU c is core c / threads_per_core).
+ */
+#ifndef FUTEXSIM_MACHINE_H
+#define FUTEXSIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/error.h"
+#include "sim/simtime.h"
+#include "sim/yamltree.h"
+
+/* How far a cache line moves between two CPUs; transfers are counted by class. */
+enum xfer_class {
+	XFER_SMT = 0,    /* between SMT siblings of one core */
+	XFER_NODE = 1,   /* between cores of one node */
+	XFER_REMOTE = 2, /* between nodes */
+	XFER_NCLASSES
+};
+
+enum cpu_numbering { NUMBERING_CORES_FIRST, NUMBERING_SMT_ADJACENT };
+
+#define MACHINE_MAX_CPUS 4096u
+#define MACHINE_MAX_NODES 64u
+
+struct machine {
+	const char *name;          /* owned by the machine */
+	const char *description;   /* owned; may be "" */
+	uint32_t nodes, cores_per_node, threads_per_core;
+	uint32_t ncores, ncpus;
+	enum cpu_numbering numbering;
+	uint64_t freq_khz;         /* converts costs given in cycles */
+	uint32_t *distance;        /* nodes x nodes, SLIT (10 = local) */
+
+	/* per CPU */
+	uint32_t *cpu_core;        /* physical core id, 0..ncores-1 */
+	uint32_t *cpu_node;
+	uint32_t *cpu_smt;         /* SMT thread index within its core */
+
+	/* costs (ps) */
+	simtime_t line_hit_ps;     /* load/store hitting a line this CPU already holds */
+	simtime_t atomic_hit_ps;   /* locked RMW on a line held in M by this CPU */
+	simtime_t transfer_smt_ps; /* line from the SMT sibling */
+	simtime_t transfer_node_ps;/* line from another core of the node */
+	simtime_t memory_local_ps; /* line from DRAM on the requester's node */
+	simtime_t syscall_ps;      /* syscall entry + exit with the mitigations of the era */
+	simtime_t line_hold_ps;    /* a CPU that just received a line keeps it this long
+				      before a queued request can take it */
+	uint64_t smt_slowdown_milli; /* local work takes this x 1/1000 longer while the
+					sibling hardware thread is busy (1000 = none) */
+
+	/* precomputed, indexed [from_node * nodes + to_node] and [cpu * nodes + node];
+	 * per-node rather than per-CPU-pair so the tables stay in the host's L1 */
+	simtime_t *remote_ps;      /* line moving between caches of two nodes (0 on the diagonal) */
+	simtime_t *mem_ps;         /* cost of a fill from node's DRAM into cpu's cache */
+};
+
+/* Builds `m` from a machine YAML map (keys in docs/machine.md). On error
+ * returns -1 with FILE:LINE:COL in `e` and leaves `m` empty (machine_free-able). */
+int machine_from_yaml(struct machine *m, const struct yt_node *root, struct fs_error *e);
+void machine_free(struct machine *m);
+
+/* Distance class of a line moving between two different CPUs. */
+static inline enum xfer_class machine_xfer_class(const struct machine *m, uint32_t from, uint32_t to)
+{
+	if (m->cpu_core[from] == m->cpu_core[to])
+		return XFER_SMT;
+	return m->cpu_node[from] == m->cpu_node[to] ? XFER_NODE : XFER_REMOTE;
+}
+/* Cost of moving a line from one CPU's cache to another's (0 from a CPU to itself). */
+static inline simtime_t machine_xfer_ps(const struct machine *m, uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return 0;
+	switch (machine_xfer_class(m, from, to)) {
+	case XFER_SMT:
+		return m->transfer_smt_ps;
+	case XFER_NODE:
+		return m->transfer_node_ps;
+	default:
+		return m->remote_ps[m->cpu_node[from] * m->nodes + m->cpu_node[to]];
+	}
+}
+static inline simtime_t machine_mem_ps(const struct machine *m, uint32_t cpu, uint32_t node)
+{
+	return m->mem_ps[(uint64_t)cpu * m->nodes + node];
+}
+
+/* The CPU of core `core`, SMT thread `smt`, under the machine's numbering. */
+uint32_t machine_cpu_of(const struct machine *m, uint32_t core, uint32_t smt);
+
+/* Parses a CPU list: "all" (every CPU in CPU-number order), "nodeN" (node N's
+ * CPUs in CPU-number order: its cores, then their siblings), "nodeN,nodeM", or a
+ * Linux cpulist "0-7,16-23" (kept in the order given). Stores a malloc'd array.
+ * `at` locates the text for error messages (may be NULL). */
+int machine_parse_cpulist(const struct machine *m, const char *spec, const struct fs_mark *at,
+			  uint32_t **cpus, uint32_t *ncpus, struct fs_error *e);
+
+/* Name of a transfer class for reports: "smt", "node", "remote". */
+const char *xfer_class_name(enum xfer_class c);
+
+#endif
