@@ -1,0 +1,413 @@
+#include "models/coherence.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void on_transfer_done(void *ctx, uint32_t line);
+
+int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, uint32_t nrequesters,
+	     coh_grant_fn grant, void *grant_ctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->eng = eng;
+	c->grant = grant;
+	c->grant_ctx = grant_ctx;
+	c->words = (m->ncpus + 63) / 64;
+	c->nrequesters = nrequesters;
+	c->req = calloc(nrequesters ? nrequesters : 1, sizeof(*c->req));
+	c->node_transfers = calloc((size_t)m->nodes * m->nodes, sizeof(*c->node_transfers));
+	if (!c->req || !c->node_transfers) {
+		coh_free(c);
+		return -1;
+	}
+	c->done_kind = engine_register(eng, on_transfer_done, c);
+	return 0;
+}
+
+void coh_free(struct coherence *c)
+{
+	free(c->lines);
+	free(c->addr);
+	free(c->sharers);
+	free(c->req);
+	free(c->node_transfers);
+	memset(c, 0, sizeof(*c));
+}
+
+uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
+{
+	uint32_t id;
+
+	if (c->nlines == c->cap) {
+		uint32_t cap = c->cap ? c->cap * 2 : 1024;
+		struct line *lines;
+		uint64_t *sharers, *addrs;
+
+		if (cap < c->cap || cap >= COH_NONE)
+			return COH_NONE;
+		/* aligned so that each line's state starts a host cache line pair */
+		lines = aligned_alloc(_Alignof(struct line), (size_t)cap * sizeof(*lines));
+		if (!lines)
+			return COH_NONE;
+		if (c->nlines)
+			memcpy(lines, c->lines, (size_t)c->nlines * sizeof(*lines));
+		free(c->lines);
+		c->lines = lines;
+		sharers = realloc(c->sharers, (size_t)cap * c->words * sizeof(*sharers));
+		if (!sharers)
+			return COH_NONE;
+		c->sharers = sharers;
+		addrs = realloc(c->addr, (size_t)cap * sizeof(*addrs));
+		if (!addrs)
+			return COH_NONE;
+		c->addr = addrs;
+		c->cap = cap;
+	}
+	id = c->nlines++;
+	c->lines[id] = (struct line){
+		.owner = COH_NONE,
+		.inflight = COH_NONE,
+		.qhead = COH_NONE,
+		.qtail = COH_NONE,
+		.watchers = COH_NONE,
+		.grace_cpu = COH_NONE,
+		.solo = COH_UNUSED,
+		.home_node = (uint8_t)home_node,
+	};
+	c->addr[id] = addr;
+	memset(&c->sharers[(size_t)id * c->words], 0, c->words * sizeof(uint64_t));
+	return id;
+}
+
+/* --- sharer sets --- */
+
+static inline uint64_t *sharer_words(const struct coherence *c, uint32_t line)
+{
+	return &c->sharers[(size_t)line * c->words];
+}
+
+static inline bool is_sharer(const struct coherence *c, uint32_t line, uint32_t cpu)
+{
+	return (sharer_words(c, line)[cpu / 64] >> (cpu % 64)) & 1u;
+}
+
+static inline void add_sharer(struct coherence *c, uint32_t line, uint32_t cpu)
+{
+	uint64_t *w = sharer_words(c, line);
+
+	if (!((w[cpu / 64] >> (cpu % 64)) & 1u)) {
+		w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+		c->lines[line].nsharers++;
+	}
+}
+
+static inline void clear_sharers(struct coherence *c, uint32_t line)
+{
+	if (c->lines[line].nsharers) {
+		memset(sharer_words(c, line), 0, c->words * sizeof(uint64_t));
+		c->lines[line].nsharers = 0;
+	}
+}
+
+/* The sharer other than `cpu` that is nearest to (farthest from) `cpu`. */
+static uint32_t sharer_by_cost(const struct coherence *c, uint32_t line, uint32_t cpu, bool farthest)
+{
+	const uint64_t *w = sharer_words(c, line);
+	uint32_t best = COH_NONE;
+	simtime_t best_cost = 0;
+
+	for (uint32_t i = 0; i < c->words; i++) {
+		for (uint64_t bits = w[i]; bits; bits &= bits - 1) {
+			uint32_t s = i * 64 + (uint32_t)__builtin_ctzll(bits);
+			simtime_t cost;
+
+			if (s == cpu)
+				continue;
+			cost = machine_xfer_ps(c->m, s, cpu);
+			if (best == COH_NONE || (farthest ? cost > best_cost : cost < best_cost)) {
+				best = s;
+				best_cost = cost;
+			}
+		}
+	}
+	return best;
+}
+
+bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
+{
+	const struct line *l = &c->lines[line];
+
+	if (l->owner == cpu)
+		return true;
+	return kind == ACCESS_READ && l->owner == COH_NONE && is_sharer(c, line, cpu);
+}
+
+static inline simtime_t hit_cost(const struct machine *m, enum access_kind kind)
+{
+	return kind == ACCESS_RMW ? m->atomic_hit_ps : m->line_hit_ps;
+}
+
+/* --- queueing --- */
+
+static void enqueue(struct coherence *c, uint32_t line, uint32_t r)
+{
+	struct line *l = &c->lines[line];
+
+	c->req[r].next = COH_NONE;
+	if (l->qtail == COH_NONE)
+		l->qhead = r;
+	else
+		c->req[l->qtail].next = r;
+	l->qtail = r;
+}
+
+static uint32_t dequeue(struct coherence *c, uint32_t line)
+{
+	struct line *l = &c->lines[line];
+	uint32_t r = l->qhead;
+
+	l->qhead = c->req[r].next;
+	if (l->qhead == COH_NONE)
+		l->qtail = COH_NONE;
+	return r;
+}
+
+static void count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+{
+	enum xfer_class cls = machine_xfer_class(c->m, from, to);
+
+	c->lines[line].stats.transfers[cls]++;
+	c->total_transfers[cls]++;
+	c->node_transfers[c->m->cpu_node[from] * c->m->nodes + c->m->cpu_node[to]]++;
+}
+
+void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+{
+	if (from != to)
+		count_transfer(c, line, from, to);
+}
+
+/* Writers invalidate every watcher's copy; each watcher re-reads, behind the writer. */
+static void invalidate_watchers(struct coherence *c, uint32_t line, uint32_t writer_cpu, simtime_t when)
+{
+	struct line *l = &c->lines[line];
+	uint32_t w = l->watchers, keep = COH_NONE;
+
+	l->watchers = COH_NONE;
+	while (w != COH_NONE) {
+		uint32_t next = c->req[w].next;
+
+		if (c->req[w].cpu == writer_cpu) {
+			/* same CPU: its copy is the writer's copy */
+			c->req[w].next = keep;
+			keep = w;
+		} else {
+			c->req[w].kind = ACCESS_READ;
+			c->req[w].issued = when;
+			enqueue(c, line, w);
+		}
+		w = next;
+	}
+	l->watchers = keep;
+}
+
+/* Moves the line to requester r's CPU starting at `start`: applies the new state
+ * now (it is the state after this transfer) and schedules the completion. */
+static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simtime_t start)
+{
+	struct line *l = &c->lines[line];
+	struct coh_request *q = &c->req[r];
+	const struct machine *m = c->m;
+	uint32_t cpu = q->cpu;
+	enum access_kind kind = (enum access_kind)q->kind;
+	simtime_t cost;
+
+	if (coh_holds(c, line, cpu, kind)) {
+		cost = hit_cost(m, kind);
+	} else if (l->owner != COH_NONE) {
+		uint32_t from = l->owner;
+
+		cost = machine_xfer_ps(m, from, cpu);
+		count_transfer(c, line, from, cpu);
+		if (kind == ACCESS_READ) {
+			l->owner = COH_NONE;
+			add_sharer(c, line, from);
+			add_sharer(c, line, cpu);
+		} else {
+			l->owner = cpu;
+		}
+	} else if (l->nsharers > 0) {
+		uint32_t from = sharer_by_cost(c, line, cpu, kind != ACCESS_READ);
+
+		if (from == COH_NONE) {
+			/* the requester is the only sharer: an upgrade nobody else sees */
+			cost = hit_cost(m, kind);
+		} else {
+			cost = machine_xfer_ps(m, from, cpu);
+			count_transfer(c, line, from, cpu);
+		}
+		if (kind == ACCESS_READ) {
+			add_sharer(c, line, cpu);
+		} else {
+			clear_sharers(c, line);
+			l->owner = cpu;
+		}
+	} else {
+		/* no cached copy: fill from DRAM; a lone reader gets it exclusively (E) */
+		cost = machine_mem_ps(m, cpu, l->home_node);
+		c->lines[line].stats.fills++;
+		c->total_fills++;
+		l->owner = cpu;
+	}
+	c->lines[line].stats.queued_ps += start - q->issued;
+	l->inflight = r;
+	if (kind != ACCESS_READ)
+		invalidate_watchers(c, line, cpu, start);
+	engine_schedule(c->eng, start + cost, c->done_kind, line);
+}
+
+/* Starts serving the head of the queue if nothing is in flight; the previous
+ * holder keeps the line until its hold window ends. */
+static void kick(struct coherence *c, uint32_t line)
+{
+	struct line *l = &c->lines[line];
+	simtime_t now = c->eng->now;
+	uint32_t r;
+
+	if (l->inflight != COH_NONE || l->qhead == COH_NONE)
+		return;
+	r = dequeue(c, line);
+	if (l->grace_cpu != c->req[r].cpu && now < l->grace_until)
+		now = l->grace_until;
+	start_transfer(c, line, r, now);
+}
+
+static void on_transfer_done(void *ctx, uint32_t line)
+{
+	struct coherence *c = ctx;
+	struct line *l = &c->lines[line];
+	uint32_t r = l->inflight;
+
+	l->inflight = COH_NONE;
+	l->grace_cpu = c->req[r].cpu;
+	l->grace_until = c->eng->now + c->m->line_hold_ps;
+	l->grace_write = c->req[r].kind != ACCESS_READ;
+	kick(c, line);
+	c->grant(c->grant_ctx, r, line);
+}
+
+/* Queues requester r (whose request is filled in) for the line. */
+static void issue(struct coherence *c, uint32_t line, uint32_t r)
+{
+	enqueue(c, line, r);
+	kick(c, line);
+}
+
+enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
+			   enum access_kind kind, simtime_t *cost)
+{
+	struct line *l = &c->lines[line];
+	bool idle = l->inflight == COH_NONE && l->qhead == COH_NONE;
+	simtime_t now = c->eng->now;
+
+	if (kind == ACCESS_READ)
+		l->reads++;
+	else
+		l->writes++;
+
+	/* Reads may use a copy even while the line moves elsewhere; writes need it idle. */
+	if ((idle || kind == ACCESS_READ) && coh_holds(c, line, cpu, kind))
+		goto hit;
+	if (cpu == l->grace_cpu && now < l->grace_until && (kind == ACCESS_READ || l->grace_write))
+		goto hit;
+	if (idle && kind != ACCESS_READ && l->owner == COH_NONE && l->nsharers == 1 &&
+	    is_sharer(c, line, cpu)) {
+		/* the only sharer upgrades without a transfer */
+		clear_sharers(c, line);
+		l->owner = cpu;
+		goto hit;
+	}
+
+	c->req[requester] = (struct coh_request){
+		.line = line, .cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
+	};
+	issue(c, line, requester);
+	return COH_WAIT;
+
+hit:
+	if (kind != ACCESS_READ && l->watchers != COH_NONE) {
+		invalidate_watchers(c, line, cpu, now);
+		kick(c, line);
+	}
+	*cost = hit_cost(c->m, kind);
+	return COH_HIT;
+}
+
+void coh_note_user(struct coherence *c, uint32_t line, uint32_t requester)
+{
+	struct line *l = &c->lines[line];
+
+	if (l->solo == COH_UNUSED)
+		l->solo = requester;
+	else if (l->solo != requester)
+		l->solo = COH_NONE;
+}
+
+bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
+		      enum access_kind kind, simtime_t start, bool burst, simtime_t *cost)
+{
+	struct line *l = &c->lines[line];
+	simtime_t now = c->eng->now;
+	bool solo = l->solo == requester;
+
+	if (!coh_holds(c, line, cpu, kind))
+		return false;
+	if (!solo) {
+		bool idle = l->inflight == COH_NONE && l->qhead == COH_NONE;
+
+		if (!burst || !idle || (l->grace_cpu != cpu && now < l->grace_until))
+			return false;
+	}
+	if (kind == ACCESS_READ)
+		l->reads++;
+	else
+		l->writes++;
+	*cost = hit_cost(c->m, kind);
+	if (!solo) {
+		/* nobody else may take it before this access is over */
+		l->grace_cpu = cpu;
+		l->grace_write = l->owner == cpu;
+		if (l->grace_until < start + *cost)
+			l->grace_until = start + *cost;
+	}
+	return true;
+}
+
+void coh_watch(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu)
+{
+	struct line *l = &c->lines[line];
+	struct coh_request *q = &c->req[requester];
+
+	*q = (struct coh_request){
+		.line = line, .cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .issued = c->eng->now,
+	};
+	if (coh_holds(c, line, cpu, ACCESS_READ)) {
+		q->next = l->watchers;
+		l->watchers = requester;
+	} else {
+		l->reads++;
+		issue(c, line, requester);
+	}
+}
+
+void coh_reset_stats(struct coherence *c)
+{
+	for (uint32_t l = 0; l < c->nlines; l++) {
+		c->lines[l].reads = c->lines[l].writes = 0;
+		memset(&c->lines[l].stats, 0, sizeof(c->lines[l].stats));
+	}
+	memset(c->total_transfers, 0, sizeof(c->total_transfers));
+	c->total_fills = 0;
+	memset(c->node_transfers, 0, (size_t)c->m->nodes * c->m->nodes * sizeof(*c->node_transfers));
+}

@@ -1,0 +1,147 @@
+/* Cache lines and their coherence: who holds each line, what moving it costs,
+ * and the queue of requests waiting for it.
+ *
+ * Each line is Modified by one CPU, Shared by a set of CPUs, or in memory only.
+ * A read needs a copy, a write or atomic needs the only copy. An access the
+ * state already allows is a hit (line_hit or atomic_hit). Anything else is a
+ * transfer: from the owner, from the nearest sharer (reads), after invalidating
+ * every other sharer (writes: costed by the farthest one), or from the line's
+ * home DRAM. A line serves one transfer at a time, in request order; that queue
+ * is where contention comes from. A CPU that receives a line keeps it for the
+ * machine's line_hold before the next queued request takes it, so back-to-back
+ * accesses (waiters++ then lock) need not lose it in between.
+ *
+ * Requesters are the simulated tasks (0..nrequesters-1); each has at most one
+ * request outstanding. When a queued request completes, the engine calls the
+ * `grant` callback at the completion time. A requester may also *watch* a line
+ * it holds (a spinner): when another CPU writes the line, the watcher's copy is
+ * invalidated and a re-read is queued for it automatically; its completion is
+ * granted like any other request. Transfers are counted per line by distance
+ * class (SMT sibling, same node, other node) and per node pair.
+ *
+ * The state stored for a line is the state after the transfer in flight, if
+ * any; the previous holder's hold window is kept separately (grace_*).
+ * Machines of at most 256 nodes and 65535 CPUs fit the packed fields.
+ */
+#ifndef FUTEXSIM_COHERENCE_H
+#define FUTEXSIM_COHERENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/machine.h"
+#include "sim/engine.h"
+
+#define COH_NONE UINT32_MAX
+#define COH_UNUSED (UINT32_MAX - 1) /* solo: no requester declared yet */
+
+enum access_kind {
+	ACCESS_READ,  /* load */
+	ACCESS_WRITE, /* plain store (hit costs line_hit) */
+	ACCESS_RMW    /* locked read-modify-write (hit costs atomic_hit) */
+};
+
+enum coh_result { COH_HIT, COH_WAIT };
+
+typedef void (*coh_grant_fn)(void *ctx, uint32_t requester, uint32_t line);
+
+/* Counters touched only when a line moves. */
+struct line_stats {
+	uint64_t transfers[XFER_NCLASSES];     /* cache-to-cache moves, by distance */
+	uint64_t fills;                        /* fills from DRAM */
+	simtime_t queued_ps;                   /* time requests waited before service */
+};
+
+/* One line's state and counters, in two adjacent 64-byte host cache lines: the
+ * simulator's speed on large tables is bound by host cache misses, and the first
+ * half is all an access that hits reads. */
+struct line {
+	uint32_t owner;        /* CPU holding it Modified (or Exclusive), else COH_NONE */
+	uint32_t inflight;     /* requester being served, COH_NONE when idle */
+	uint32_t qhead, qtail; /* FIFO of waiting requesters */
+	uint32_t watchers;     /* requesters waiting for an invalidation */
+	uint32_t grace_cpu;    /* previous holder, allowed hits until grace_until */
+	uint32_t solo;         /* the only requester that ever uses the line, COH_NONE when
+				  several do, COH_UNUSED before coh_note_user */
+	uint16_t nsharers;     /* CPUs holding it Shared (0 when owned) */
+	uint8_t home_node;     /* whose DRAM backs it */
+	uint8_t grace_write;   /* the previous holder had it writable */
+	simtime_t grace_until;
+	uint64_t reads, writes; /* accesses, hits and misses */
+	struct line_stats stats;
+} __attribute__((aligned(128)));
+
+struct coh_request {
+	uint32_t line;
+	uint32_t cpu;
+	uint32_t next;         /* next requester in the line's queue or watcher list */
+	uint8_t kind;          /* enum access_kind */
+	simtime_t issued;
+};
+
+struct coherence {
+	const struct machine *m;
+	struct engine *eng;
+	uint32_t done_kind;    /* engine event: the transfer in flight on line `target` completed */
+	coh_grant_fn grant;
+	void *grant_ctx;
+
+	uint32_t nlines, cap;
+	struct line *lines;
+	uint64_t *addr;        /* per line: address of its first byte */
+	uint64_t *sharers;     /* nlines x words bitsets of sharing CPUs */
+	uint32_t words;
+
+	uint32_t nrequesters;
+	struct coh_request *req;
+
+	/* running totals since the last reset (for summaries and time series) */
+	uint64_t total_transfers[XFER_NCLASSES];
+	uint64_t total_fills;
+	uint64_t *node_transfers; /* nodes x nodes, [from * nodes + to] */
+};
+
+int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, uint32_t nrequesters,
+	     coh_grant_fn grant, void *grant_ctx);
+void coh_free(struct coherence *c);
+
+/* Adds a line (uncached, home on `home_node`); returns its id, COH_NONE when out of memory. */
+uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node);
+
+/* `requester` on `cpu` accesses `line` at the engine's current time. On a hit
+ * returns COH_HIT and stores the access cost in *cost; otherwise COH_WAIT and
+ * the grant callback fires when the access completes. */
+enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
+			   enum access_kind kind, simtime_t *cost);
+
+/* `requester` on `cpu` spins on its copy of `line` until another CPU writes the
+ * line; then a re-read is issued for it (granted as usual). If its copy is
+ * already invalid, the re-read is issued now. */
+void coh_watch(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu);
+
+/* Declares that `requester` may access `line` (all users must be declared for
+ * coh_access_ahead to rely on a line being solo). */
+void coh_note_user(struct coherence *c, uint32_t line, uint32_t requester);
+
+/* Running ahead (models/task.c): may `cpu` do `kind` on `line` at its own clock
+ * `start` (> the engine's now) within the current event, with the same result as
+ * waiting for `start`? Yes when its copy allows the access and nobody can touch
+ * the line first: the line is solo to `requester`, or (`burst`) the access
+ * continues the CPU's back-to-back accesses to a line nobody is waiting for, in
+ * which case the line stays with the CPU until start + cost (a queued request
+ * waits, as in line_hold). Returns false and does nothing otherwise; on success
+ * the access is done and counted and its cost stored. */
+bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
+		      enum access_kind kind, simtime_t start, bool burst, simtime_t *cost);
+
+/* Counts a transfer of `line` from `from` to `to` that the model costs itself
+ * (a posted store such as an MCS hand-off), without queueing on the line. */
+void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
+
+/* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
+bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind);
+
+/* Zeroes every counter (the end of the warm-up). */
+void coh_reset_stats(struct coherence *c);
+
+#endif

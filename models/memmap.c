@@ -1,0 +1,214 @@
+#include "models/memmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* x86_64 layout, for plausible addresses (bits the hashes see) and home nodes:
+ * the direct map with a 64 GiB window per node, the vmalloc area, user heap. */
+#define KERNEL_DIRECT_BASE UINT64_C(0xffff888000000000)
+#define KERNEL_NODE_SHIFT 36
+#define KERNEL_VMALLOC_BASE UINT64_C(0xffffc90000000000)
+#define KERNEL_VMEMMAP_BASE UINT64_C(0xffffea0000000000)
+#define KERNEL_VMEMMAP_END UINT64_C(0xffffeb0000000000)
+#define STRUCT_PAGE_SIZE 64u
+#define PAGE_SHIFT 12
+
+int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint32_t user_node,
+		uint64_t user_base)
+{
+	memset(mm, 0, sizeof(*mm));
+	if (nodes == 0 || nodes > 64)
+		return -1;
+	mm->coh = coh;
+	mm->nodes = nodes;
+	mm->user_node = user_node;
+	for (uint32_t n = 0; n < nodes; n++)
+		mm->next_kernel[n] = KERNEL_DIRECT_BASE + ((uint64_t)n << KERNEL_NODE_SHIFT);
+	mm->next_interleaved = KERNEL_VMALLOC_BASE;
+	mm->next_user = user_base;
+	mm->map_cap = 1024;
+	mm->map_keys = malloc(mm->map_cap * sizeof(*mm->map_keys));
+	mm->map_vals = malloc(mm->map_cap * sizeof(*mm->map_vals));
+	if (!mm->map_keys || !mm->map_vals) {
+		memmap_free(mm);
+		return -1;
+	}
+	memset(mm->map_vals, 0xff, mm->map_cap * sizeof(*mm->map_vals));
+	return 0;
+}
+
+void memmap_free(struct memmap *mm)
+{
+	for (uint32_t i = 0; i < mm->nobjects; i++)
+		free((char *)mm->objects[i].name);
+	free(mm->objects);
+	free(mm->labels);
+	free(mm->map_keys);
+	free(mm->map_vals);
+	memset(mm, 0, sizeof(*mm));
+}
+
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, uint64_t size,
+		      uint64_t align)
+{
+	uint64_t *next = region == MEM_KERNEL_NODE	  ? &mm->next_kernel[node % mm->nodes]
+			 : region == MEM_KERNEL_INTERLEAVED ? &mm->next_interleaved
+							    : &mm->next_user;
+	uint64_t addr = align_up(*next, align ? align : 1);
+
+	*next = addr + size;
+	return addr;
+}
+
+uint64_t memmap_struct_page(uint64_t uaddr)
+{
+	return KERNEL_VMEMMAP_BASE + ((uaddr >> PAGE_SHIFT) * STRUCT_PAGE_SIZE) % (KERNEL_VMEMMAP_END - KERNEL_VMEMMAP_BASE);
+}
+
+uint32_t memmap_home_node(const struct memmap *mm, uint64_t addr)
+{
+	if (addr >= KERNEL_VMEMMAP_BASE && addr < KERNEL_VMEMMAP_END)
+		return mm->user_node;
+	if (addr >= KERNEL_VMALLOC_BASE)
+		return (uint32_t)((addr >> PAGE_SHIFT) % mm->nodes);
+	if (addr >= KERNEL_DIRECT_BASE)
+		return (uint32_t)((addr - KERNEL_DIRECT_BASE) >> KERNEL_NODE_SHIFT) % mm->nodes;
+	return mm->user_node;
+}
+
+uint32_t memmap_object(struct memmap *mm, const char *name, const char *element,
+		       const char *const *fields)
+{
+	char *copy;
+
+	if (mm->nobjects == mm->objects_cap) {
+		uint32_t cap = mm->objects_cap ? mm->objects_cap * 2 : 16;
+		struct mem_object *o = realloc(mm->objects, cap * sizeof(*o));
+
+		if (!o)
+			return MEMMAP_NONE;
+		mm->objects = o;
+		mm->objects_cap = cap;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return MEMMAP_NONE;
+	mm->objects[mm->nobjects] = (struct mem_object){ copy, element, fields };
+	return mm->nobjects++;
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	/* Fibonacci hashing of the line number; cap is a power of two */
+	return (size_t)(((key >> 6) * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+}
+
+static int map_grow(struct memmap *mm)
+{
+	size_t cap = mm->map_cap * 2;
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	uint32_t *vals = malloc(cap * sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	memset(vals, 0xff, cap * sizeof(*vals));
+	for (size_t i = 0; i < mm->map_cap; i++) {
+		size_t s;
+
+		if (mm->map_vals[i] == MEMMAP_NONE)
+			continue;
+		for (s = slot_of(mm->map_keys[i], cap); vals[s] != MEMMAP_NONE; s = (s + 1) & (cap - 1))
+			;
+		keys[s] = mm->map_keys[i];
+		vals[s] = mm->map_vals[i];
+	}
+	free(mm->map_keys);
+	free(mm->map_vals);
+	mm->map_keys = keys;
+	mm->map_vals = vals;
+	mm->map_cap = cap;
+	return 0;
+}
+
+static int ensure_labels(struct memmap *mm, uint32_t line)
+{
+	if (line < mm->labels_cap)
+		return 0;
+	uint32_t cap = mm->labels_cap ? mm->labels_cap : 1024;
+	while (cap <= line)
+		cap *= 2;
+	struct line_label *l = realloc(mm->labels, cap * sizeof(*l));
+	if (!l)
+		return -1;
+	mm->labels = l;
+	mm->labels_cap = cap;
+	return 0;
+}
+
+uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t index, int field)
+{
+	uint64_t key = addr & ~(uint64_t)(LINE_SIZE - 1);
+	uint16_t bit = field >= 0 && field < (int)MEMMAP_MAX_FIELDS ? (uint16_t)(1u << field) : 0;
+	size_t s;
+
+	if ((mm->map_len + 1) * 4 > mm->map_cap * 3 && map_grow(mm) < 0)
+		return MEMMAP_NONE;
+	for (s = slot_of(key, mm->map_cap); mm->map_vals[s] != MEMMAP_NONE; s = (s + 1) & (mm->map_cap - 1)) {
+		if (mm->map_keys[s] == key) {
+			struct line_label *l = &mm->labels[mm->map_vals[s]];
+
+			if (l->object != object) {
+				l->mixed = 1;
+			} else {
+				l->first = index < l->first ? index : l->first;
+				l->last = index > l->last ? index : l->last;
+				l->fields |= bit;
+			}
+			return mm->map_vals[s];
+		}
+	}
+	uint32_t line = coh_add_line(mm->coh, key, memmap_home_node(mm, key));
+	if (line == COH_NONE || ensure_labels(mm, line) < 0)
+		return MEMMAP_NONE;
+	mm->labels[line] = (struct line_label){ object, index, index, bit, 0 };
+	mm->map_keys[s] = key;
+	mm->map_vals[s] = line;
+	mm->map_len++;
+	return line;
+}
+
+const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len)
+{
+	const struct line_label *l = &mm->labels[line];
+	const struct mem_object *o = &mm->objects[l->object];
+	size_t n;
+
+	if (l->first == l->last)
+		n = (size_t)snprintf(buf, len, "%s %s %u", o->name, o->element, l->first);
+	else
+		n = (size_t)snprintf(buf, len, "%s %s %u-%u", o->name, o->element, l->first, l->last);
+	if (l->fields && o->fields && n < len) {
+		const char *sep = " (";
+
+		for (unsigned i = 0; o->fields[i] && i < MEMMAP_MAX_FIELDS && n < len; i++) {
+			if (!(l->fields & (1u << i)))
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, o->fields[i]);
+			sep = ",";
+		}
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, ")");
+	}
+	if (l->mixed && n < len)
+		snprintf(buf + n, len - n, " +other objects");
+	return buf;
+}

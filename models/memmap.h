@@ -1,0 +1,92 @@
+/* The simulated address space: where kernel and user objects live, which node's
+ * memory backs each address, and which cache line (models/coherence.h) each
+ * object's fields fall on.
+ *
+ * Objects are allocated by bump allocators: kernel memory per node (kmalloc_node),
+ * kernel memory interleaved page by page over the nodes (vmalloc'd tables with
+ * hashdist), and user memory (first touched on a configurable node). Registering
+ * a field at an address returns the id of the line holding it, creating the line
+ * on first use, so objects that share a line share its coherence state: this is
+ * how packed buckets and false sharing arise.
+ *
+ * Each line keeps a label of what lives on it (object, element range, fields)
+ * for reports; labels are built at setup, never on the simulator's hot path.
+ */
+#ifndef FUTEXSIM_MEMMAP_H
+#define FUTEXSIM_MEMMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/coherence.h"
+
+#define LINE_SIZE 64u
+#define MEMMAP_NONE UINT32_MAX
+#define MEMMAP_MAX_FIELDS 16u
+
+/* A kind of object placed in memory: "global hash node 0", element "bucket". */
+struct mem_object {
+	const char *name;         /* owned */
+	const char *element;      /* static string: what an index counts ("bucket", "cpu") */
+	const char *const *fields;/* static NULL-terminated field names, bit i = fields[i] */
+};
+
+/* What lives on one line: elements first..last of one object, which fields. */
+struct line_label {
+	uint32_t object;
+	uint32_t first, last;
+	uint16_t fields;    /* bitmask over the object's field names */
+	uint8_t mixed;      /* several objects share the line; only the first is named */
+};
+
+enum mem_region { MEM_KERNEL_NODE, MEM_KERNEL_INTERLEAVED, MEM_USER };
+
+struct memmap {
+	struct coherence *coh;
+	uint32_t nodes;
+	uint32_t user_node;          /* node that first touches user memory */
+	uint64_t next_kernel[64];    /* bump pointers per node */
+	uint64_t next_interleaved;
+	uint64_t next_user;
+
+	uint32_t nobjects, objects_cap;
+	struct mem_object *objects;
+
+	struct line_label *labels;   /* per line id */
+	uint32_t labels_cap;
+
+	/* open-addressing map from line address to line id (setup only) */
+	uint64_t *map_keys;
+	uint32_t *map_vals;
+	size_t map_cap, map_len;
+};
+
+/* `user_base` places the user heap (randomised per seed like ASLR); must be page aligned. */
+int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint32_t user_node,
+		uint64_t user_base);
+void memmap_free(struct memmap *mm);
+
+/* Allocates size bytes aligned to `align` (a power of two); returns the address. */
+uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, uint64_t size,
+		      uint64_t align);
+
+/* Address of the struct page describing the user page holding `uaddr` (the
+ * vmemmap array; backed by the user memory's node). */
+uint64_t memmap_struct_page(uint64_t uaddr);
+
+/* The node whose DRAM backs `addr`. */
+uint32_t memmap_home_node(const struct memmap *mm, uint64_t addr);
+
+/* Declares a kind of object for labels; returns its id (MEMMAP_NONE on OOM). */
+uint32_t memmap_object(struct memmap *mm, const char *name, const char *element,
+		       const char *const *fields);
+
+/* The line holding field `field` (index into the object's field names, or -1
+ * for none) of element `index` of `object`, at `addr`; created on first use.
+ * Returns MEMMAP_NONE when out of memory. */
+uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t index, int field);
+
+/* "global hash node 0 bucket 17-18 (waiters,lock)" into buf; returns buf. */
+const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len);
+
+#endif

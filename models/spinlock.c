@@ -1,0 +1,101 @@
+#include "models/spinlock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int spinlocks_init(struct spinlocks *s, uint32_t nrequesters)
+{
+	memset(s, 0, sizeof(*s));
+	s->nrequesters = nrequesters;
+	s->next = calloc(nrequesters ? nrequesters : 1, sizeof(*s->next));
+	s->queued_at = calloc(nrequesters ? nrequesters : 1, sizeof(*s->queued_at));
+	if (!s->next || !s->queued_at) {
+		spinlocks_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+void spinlocks_free(struct spinlocks *s)
+{
+	free(s->locks);
+	free(s->next);
+	free(s->queued_at);
+	memset(s, 0, sizeof(*s));
+}
+
+uint32_t spinlock_add(struct spinlocks *s, uint32_t line)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 1024;
+		struct spinlock *l;
+
+		if (cap < s->cap || cap >= SPIN_NONE)
+			return SPIN_NONE;
+		l = realloc(s->locks, (size_t)cap * sizeof(*l));
+		if (!l)
+			return SPIN_NONE;
+		s->locks = l;
+		s->cap = cap;
+	}
+	s->locks[s->n] = (struct spinlock){
+		.line = line, .holder = SPIN_NONE, .qhead = SPIN_NONE, .qtail = SPIN_NONE,
+	};
+	return s->n++;
+}
+
+bool spinlock_try_or_queue(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, bool *spin)
+{
+	struct spinlock *l = &s->locks[lock];
+
+	if (l->holder == SPIN_NONE && l->qhead == SPIN_NONE) {
+		l->holder = r;
+		l->acquisitions++;
+		*spin = false;
+		return true;
+	}
+	s->next[r] = SPIN_NONE;
+	s->queued_at[r] = now;
+	if (l->qtail == SPIN_NONE)
+		l->qhead = r;
+	else
+		s->next[l->qtail] = r;
+	l->qtail = r;
+	*spin = l->qhead == r;
+	return false;
+}
+
+uint32_t spinlock_take(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now)
+{
+	struct spinlock *l = &s->locks[lock];
+
+	/* only the head takes a lock it saw free; anything else is a model bug */
+	if (l->qhead != r || l->holder != SPIN_NONE)
+		abort();
+	l->holder = r;
+	l->acquisitions++;
+	l->contended++;
+	l->wait_ps += now - s->queued_at[r];
+	l->qhead = s->next[r];
+	if (l->qhead == SPIN_NONE)
+		l->qtail = SPIN_NONE;
+	return l->qhead;
+}
+
+void spinlock_release(struct spinlocks *s, uint32_t lock, uint32_t r)
+{
+	struct spinlock *l = &s->locks[lock];
+
+	if (l->holder != r)
+		abort();
+	l->holder = SPIN_NONE;
+}
+
+void spinlocks_reset_stats(struct spinlocks *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		s->locks[i].acquisitions = 0;
+		s->locks[i].contended = 0;
+		s->locks[i].wait_ps = 0;
+	}
+}

@@ -1,0 +1,105 @@
+#include "sim/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 4-ary heap: children of i are 4i+1..4i+4. Shallower than a binary heap, and the
+ * four children share a cache line or two. */
+#define ARITY 4u
+
+static inline bool before(const struct event *a, const struct event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+int engine_init(struct engine *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->cap = 256;
+	e->heap = malloc(e->cap * sizeof(*e->heap));
+	return e->heap ? 0 : -1;
+}
+
+void engine_free(struct engine *e)
+{
+	free(e->heap);
+	memset(e, 0, sizeof(*e));
+}
+
+uint32_t engine_register(struct engine *e, event_fn fn, void *ctx)
+{
+	uint32_t kind = e->nkinds++;
+
+	/* a programming error, not an input error: the set of kinds is fixed in code */
+	if (kind >= ENGINE_MAX_KINDS)
+		abort();
+	e->handlers[kind].fn = fn;
+	e->handlers[kind].ctx = ctx;
+	return kind;
+}
+
+void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
+{
+	struct event ev = { at, e->next_seq++, kind, target };
+	size_t i;
+
+	if (e->len == e->cap) {
+		size_t cap = e->cap * 2;
+		struct event *heap = realloc(e->heap, cap * sizeof(*heap));
+
+		if (!heap) {
+			e->out_of_memory = true;
+			e->stop = true;
+			return;
+		}
+		e->heap = heap;
+		e->cap = cap;
+	}
+	i = e->len++;
+	while (i > 0) {
+		size_t parent = (i - 1) / ARITY;
+
+		if (!before(&ev, &e->heap[parent]))
+			break;
+		e->heap[i] = e->heap[parent];
+		i = parent;
+	}
+	e->heap[i] = ev;
+}
+
+static struct event pop_min(struct engine *e)
+{
+	struct event min = e->heap[0];
+	struct event last = e->heap[--e->len];
+	size_t i = 0;
+
+	for (;;) {
+		size_t first = i * ARITY + 1, best, c, end;
+
+		if (first >= e->len)
+			break;
+		best = first;
+		end = first + ARITY < e->len ? first + ARITY : e->len;
+		for (c = first + 1; c < end; c++)
+			if (before(&e->heap[c], &e->heap[best]))
+				best = c;
+		if (!before(&e->heap[best], &last))
+			break;
+		e->heap[i] = e->heap[best];
+		i = best;
+	}
+	if (e->len)
+		e->heap[i] = last;
+	return min;
+}
+
+void engine_run(struct engine *e, simtime_t until)
+{
+	while (!e->stop && e->len && e->heap[0].time < until) {
+		struct event ev = pop_min(e);
+
+		e->now = ev.time;
+		e->events++;
+		e->handlers[ev.kind].fn(e->handlers[ev.kind].ctx, ev.target);
+	}
+}

@@ -1,0 +1,77 @@
+/* The discrete-event engine: integer time, events ordered by (time, sequence).
+ *
+ * Events are small value records {time, seq, kind, target}; `kind` selects a
+ * handler registered by a model (coherence, tasks, the run controller) and
+ * `target` is an index that handler understands (a line, a task). Ties in time
+ * run in the order they were scheduled, so a run is a pure function of its inputs.
+ * The queue is a 4-ary min-heap in one array (hundreds to thousands of pending
+ * events; see ../shared/reference/tooling.md).
+ */
+#ifndef FUTEXSIM_ENGINE_H
+#define FUTEXSIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/simtime.h"
+
+struct event {
+	simtime_t time;
+	uint64_t seq;
+	uint32_t kind;
+	uint32_t target;
+};
+
+typedef void (*event_fn)(void *ctx, uint32_t target);
+
+#define ENGINE_MAX_KINDS 16u
+
+struct engine {
+	simtime_t now;
+	uint64_t events;       /* handled so far */
+	bool stop;             /* set by a handler to end engine_run early */
+	bool out_of_memory;    /* a schedule failed; the run is invalid */
+	struct event *heap;
+	size_t len, cap;
+	uint64_t next_seq;
+	uint32_t nkinds;
+	struct {
+		event_fn fn;
+		void *ctx;
+	} handlers[ENGINE_MAX_KINDS];
+};
+
+int engine_init(struct engine *e); /* -1 when out of memory */
+void engine_free(struct engine *e);
+
+/* Registers a handler; returns its kind (stable for the engine's life). */
+uint32_t engine_register(struct engine *e, event_fn fn, void *ctx);
+
+/* Schedules `kind(target)` at `at` (>= now). Out of memory sets e->out_of_memory
+ * and e->stop; the run then reports an error. */
+void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target);
+
+/* Time of the earliest pending event, SIMTIME_MAX when none. Models use it to
+ * run ahead without an event while nothing else can happen first. */
+static inline simtime_t engine_next_time(const struct engine *e)
+{
+	return e->len ? e->heap[0].time : SIMTIME_MAX;
+}
+
+/* Moves the clock to `t` when no pending event is due at or before `t`: a model
+ * may then act at `t` directly, exactly as if an event had been scheduled. */
+static inline bool engine_try_advance(struct engine *e, simtime_t t)
+{
+	if (t < engine_next_time(e)) {
+		e->now = t;
+		return true;
+	}
+	return false;
+}
+
+/* Handles events in order while their time is < until and nobody set `stop`.
+ * `now` ends at the last handled event's time. */
+void engine_run(struct engine *e, simtime_t until);
+
+#endif

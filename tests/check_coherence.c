@@ -1,0 +1,298 @@
+/* Tests of models/coherence.c on hand-worked access sequences.
+ *
+ * Machine (cores-first, 2 nodes x 2 cores x 2 SMT): CPU c is core c % 4, node
+ * (c % 4) / 2, SMT thread c / 4. So CPUs 0, 1 are node 0; 2, 3 node 1; CPU 4 is
+ * CPU 0's sibling. Costs: hit 1 ns, atomic hit 10 ns, sibling 5 ns, node 40 ns,
+ * remote 100 ns, DRAM 80 ns local / 150 ns remote. Requester r runs on CPU r.
+ * Every expected time below is worked out by hand from these numbers. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/coherence.h"
+#include "tests/testutil.h"
+
+#define NS 1000ull
+
+static const char machine_fmt[] =
+	"name: coh-test\n"
+	"topology: {nodes: 2, cores_per_node: 2, threads_per_core: 2}\n"
+	"frequency: 1GHz\n"
+	"distance: [[10, 21], [21, 10]]\n"
+	"costs: {line_hit: 1ns, atomic_hit: 10ns, transfer_smt: 5ns, transfer_node: 40ns,\n"
+	"        transfer_remote: 100ns, memory_local: 80ns, memory_remote: 150ns,\n"
+	"        syscall: 100ns, line_hold: %s, smt_slowdown: 1.0}\n";
+
+struct grant {
+	uint32_t requester, line;
+	simtime_t at;
+};
+
+struct fixture {
+	struct machine m;
+	struct engine e;
+	struct coherence c;
+	struct grant log[64];
+	uint32_t n;
+};
+
+static struct fixture fx;
+
+static void on_grant(void *ctx, uint32_t requester, uint32_t line)
+{
+	struct fixture *f = ctx;
+
+	ck_assert_uint_lt(f->n, 64);
+	f->log[f->n++] = (struct grant){ requester, line, f->e.now };
+}
+
+static void setup_with_hold(const char *hold)
+{
+	char yaml[1024];
+
+	memset(&fx, 0, sizeof(fx));
+	snprintf(yaml, sizeof(yaml), machine_fmt, hold);
+	tu_machine(&fx.m, yaml);
+	ck_assert_int_eq(engine_init(&fx.e), 0);
+	ck_assert_int_eq(coh_init(&fx.c, &fx.m, &fx.e, 8, on_grant, &fx), 0);
+}
+
+static void teardown(void)
+{
+	coh_free(&fx.c);
+	engine_free(&fx.e);
+	machine_free(&fx.m);
+}
+
+/* Runs every event before `t`, then sets the clock to `t` (nothing may be pending before it). */
+static void at(simtime_t t)
+{
+	engine_run(&fx.e, t);
+	ck_assert_msg(engine_try_advance(&fx.e, t) || fx.e.now == t, "an event is due before %llu",
+		      (unsigned long long)t);
+}
+
+static void finish(void)
+{
+	engine_run(&fx.e, SIMTIME_MAX);
+}
+
+static enum coh_result access_(uint32_t line, uint32_t cpu, enum access_kind k, simtime_t *cost)
+{
+	return coh_access(&fx.c, line, cpu, cpu, k, cost);
+}
+
+static void expect_grant(uint32_t i, uint32_t requester, simtime_t at_ps)
+{
+	ck_assert_uint_gt(fx.n, i);
+	ck_assert_uint_eq(fx.log[i].requester, requester);
+	ck_assert_uint_eq(fx.log[i].at, at_ps);
+}
+
+START_TEST(test_states_and_costs)
+{
+	uint32_t l, far;
+	simtime_t cost = 0;
+
+	setup_with_hold("0ns");
+	l = coh_add_line(&fx.c, 0x1000, 0);
+	far = coh_add_line(&fx.c, 0x2000, 1);
+
+	at(0); /* uncached: filled from node 0's DRAM */
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
+	finish();
+	expect_grant(0, 0, 80 * NS);
+	ck_assert_uint_eq(fx.c.lines[l].stats.fills, 1);
+
+	at(100 * NS); /* owned: an atomic hit */
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_HIT);
+	ck_assert_uint_eq(cost, 10 * NS);
+
+	at(200 * NS); /* same node, other core */
+	ck_assert_int_eq(access_(l, 1, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	expect_grant(1, 1, 240 * NS);
+
+	at(300 * NS); /* a read from the other node: both share it */
+	ck_assert_int_eq(access_(l, 2, ACCESS_READ, &cost), COH_WAIT);
+	finish();
+	expect_grant(2, 2, 400 * NS);
+
+	at(500 * NS);
+	ck_assert_int_eq(access_(l, 1, ACCESS_READ, &cost), COH_HIT);
+	ck_assert_uint_eq(cost, 1 * NS);
+	ck_assert_int_eq(access_(l, 2, ACCESS_READ, &cost), COH_HIT);
+	ck_assert_int_eq(access_(l, 1, ACCESS_WRITE, &cost), COH_WAIT); /* needs CPU 2's copy gone: remote */
+	finish();
+	expect_grant(3, 1, 600 * NS);
+
+	at(700 * NS); /* CPU 0's sibling */
+	ck_assert_int_eq(access_(l, 4, ACCESS_READ, &cost), COH_WAIT);
+	finish();
+	expect_grant(4, 4, 740 * NS); /* from CPU 1, same node: 40 ns */
+
+	at(800 * NS); /* CPU 0 writes; sharers 1 and 4: farthest is CPU 1 (node), not 4 (sibling) */
+	ck_assert_int_eq(access_(l, 0, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	expect_grant(5, 0, 840 * NS);
+
+	at(900 * NS); /* the sibling reads it back: 5 ns */
+	ck_assert_int_eq(access_(l, 4, ACCESS_READ, &cost), COH_WAIT);
+	finish();
+	expect_grant(6, 4, 905 * NS);
+
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_SMT], 1);
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_NODE], 3);   /* 0->1, 1->4, 1->0 */
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_REMOTE], 2); /* 1->2, 2->1 */
+	ck_assert_uint_eq(fx.c.lines[l].reads, 5);
+	ck_assert_uint_eq(fx.c.lines[l].writes, 5);  /* RMW, RMW hit, W, W, W */
+
+	at(1000 * NS); /* a line homed on node 1, nobody has it: remote DRAM; a lone reader gets it exclusive */
+	ck_assert_int_eq(access_(far, 0, ACCESS_READ, &cost), COH_WAIT);
+	finish();
+	expect_grant(7, 0, 1150 * NS);
+	at(1200 * NS);
+	ck_assert_int_eq(access_(far, 0, ACCESS_WRITE, &cost), COH_HIT);
+	ck_assert_uint_eq(fx.c.total_fills, 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_requests_queue_in_order)
+{
+	uint32_t l;
+	simtime_t cost;
+
+	setup_with_hold("0ns");
+	l = coh_add_line(&fx.c, 0x1000, 0);
+	at(0);
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
+	finish(); /* CPU 0 owns it at 80 ns */
+	fx.n = 0;
+
+	at(1000 * NS); /* three writers at once: served one transfer at a time, in order */
+	ck_assert_int_eq(access_(l, 1, ACCESS_WRITE, &cost), COH_WAIT);
+	ck_assert_int_eq(access_(l, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	ck_assert_int_eq(access_(l, 4, ACCESS_WRITE, &cost), COH_WAIT);
+	/* the owner cannot hit while its line is leaving */
+	ck_assert_int_eq(access_(l, 0, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	expect_grant(0, 1, 1040 * NS); /* 0 -> 1: node */
+	expect_grant(1, 2, 1140 * NS); /* 1 -> 2: remote */
+	expect_grant(2, 4, 1240 * NS); /* 2 -> 4: remote */
+	expect_grant(3, 0, 1245 * NS); /* 4 -> 0: sibling */
+	/* waited before service: 0 + 40 + 140 + 240 ns */
+	ck_assert_uint_eq(fx.c.lines[l].stats.queued_ps, 420 * NS);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_hold_window)
+{
+	uint32_t l;
+	simtime_t cost;
+
+	setup_with_hold("20ns");
+	l = coh_add_line(&fx.c, 0x1000, 0);
+	at(0);
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
+	finish();
+	fx.n = 0;
+
+	at(1000 * NS);
+	ck_assert_int_eq(access_(l, 1, ACCESS_RMW, &cost), COH_WAIT); /* granted at 1040 */
+	ck_assert_int_eq(access_(l, 2, ACCESS_RMW, &cost), COH_WAIT); /* starts after CPU 1's hold: 1060 */
+	engine_run(&fx.e, 1041 * NS);
+	expect_grant(0, 1, 1040 * NS);
+	/* within its hold window CPU 1 keeps the line although CPU 2 waits */
+	ck_assert_int_eq(access_(l, 1, ACCESS_RMW, &cost), COH_HIT);
+	at(1070 * NS); /* the window is over and the line is on its way to CPU 2 */
+	ck_assert_int_eq(access_(l, 1, ACCESS_RMW, &cost), COH_WAIT);
+	finish();
+	expect_grant(1, 2, 1160 * NS); /* 1060 + 100 */
+	expect_grant(2, 1, 1280 * NS); /* after CPU 2's hold (1180) + 100 */
+	teardown();
+}
+END_TEST
+
+START_TEST(test_watchers_reread_after_a_write)
+{
+	uint32_t l;
+	simtime_t cost;
+
+	setup_with_hold("0ns");
+	l = coh_add_line(&fx.c, 0x1000, 0);
+	at(0);
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
+	finish();
+	at(100 * NS);
+	ck_assert_int_eq(access_(l, 1, ACCESS_READ, &cost), COH_WAIT);
+	finish(); /* S {0, 1} at 140 */
+	fx.n = 0;
+
+	at(200 * NS); /* CPU 1 spins on its copy: nothing happens until someone writes */
+	coh_watch(&fx.c, l, 1, 1);
+	at(300 * NS);
+	ck_assert_uint_eq(engine_next_time(&fx.e), SIMTIME_MAX);
+	ck_assert_int_eq(access_(l, 0, ACCESS_READ, &cost), COH_HIT); /* reads do not disturb it */
+	ck_assert_int_eq(access_(l, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	expect_grant(0, 2, 400 * NS); /* invalidating CPUs 0 and 1 on node 0: remote */
+	expect_grant(1, 1, 500 * NS); /* CPU 1's re-read, queued behind the write */
+
+	/* a watcher whose copy is already gone re-reads at once */
+	at(600 * NS);
+	ck_assert_int_eq(access_(l, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	finish(); /* granted at 700: CPU 1 lost its copy */
+	at(800 * NS);
+	coh_watch(&fx.c, l, 1, 1);
+	finish();
+	expect_grant(3, 1, 900 * NS);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_counted_transfers_and_node_matrix)
+{
+	uint32_t l;
+	uint64_t sum = 0, all = 0;
+
+	setup_with_hold("0ns");
+	l = coh_add_line(&fx.c, 0x1000, 0);
+	coh_count_transfer(&fx.c, l, 0, 2);
+	coh_count_transfer(&fx.c, l, 0, 4);
+	coh_count_transfer(&fx.c, l, 3, 3); /* to itself: nothing moved */
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_REMOTE], 1);
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_SMT], 1);
+	ck_assert_uint_eq(fx.c.node_transfers[0 * 2 + 1], 1);
+	ck_assert_uint_eq(fx.c.node_transfers[0 * 2 + 0], 1);
+	for (int i = 0; i < 4; i++)
+		sum += fx.c.node_transfers[i];
+	for (int k = 0; k < XFER_NCLASSES; k++)
+		all += fx.c.total_transfers[k];
+	ck_assert_uint_eq(sum, all);
+	coh_reset_stats(&fx.c);
+	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_REMOTE], 0);
+	ck_assert_uint_eq(fx.c.total_transfers[XFER_SMT], 0);
+	teardown();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("coherence");
+	TCase *tc = tcase_create("sequences");
+
+	tcase_add_test(tc, test_states_and_costs);
+	tcase_add_test(tc, test_requests_queue_in_order);
+	tcase_add_test(tc, test_hold_window);
+	tcase_add_test(tc, test_watchers_reread_after_a_write);
+	tcase_add_test(tc, test_counted_transfers_and_node_matrix);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}

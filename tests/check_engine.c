@@ -1,0 +1,135 @@
+/* Tests of sim/engine.c: events run in (time, scheduling order) order, handlers
+ * get their targets, run-ahead is allowed only before the next pending event. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "sim/engine.h"
+#include "tests/testutil.h"
+
+struct log {
+	struct engine *e;
+	uint32_t n;
+	uint32_t targets[4096];
+	simtime_t times[4096];
+};
+
+static void record(void *ctx, uint32_t target)
+{
+	struct log *l = ctx;
+
+	l->targets[l->n] = target;
+	l->times[l->n] = l->e->now;
+	l->n++;
+}
+
+START_TEST(test_ties_run_in_scheduling_order)
+{
+	static struct log l;
+	struct engine e;
+	uint32_t kind;
+
+	ck_assert_int_eq(engine_init(&e), 0);
+	l.e = &e;
+	l.n = 0;
+	kind = engine_register(&e, record, &l);
+	engine_schedule(&e, 30, kind, 1);
+	engine_schedule(&e, 10, kind, 2);
+	engine_schedule(&e, 30, kind, 3);
+	engine_schedule(&e, 10, kind, 4);
+	engine_schedule(&e, 20, kind, 5);
+	engine_run(&e, SIMTIME_MAX);
+	ck_assert_uint_eq(l.n, 5);
+	/* by time, then FIFO among equal times */
+	ck_assert_uint_eq(l.targets[0], 2);
+	ck_assert_uint_eq(l.targets[1], 4);
+	ck_assert_uint_eq(l.targets[2], 5);
+	ck_assert_uint_eq(l.targets[3], 1);
+	ck_assert_uint_eq(l.targets[4], 3);
+	ck_assert_uint_eq(l.times[4], 30);
+	ck_assert_uint_eq(e.events, 5);
+	engine_free(&e);
+}
+END_TEST
+
+START_TEST(test_until_is_exclusive)
+{
+	static struct log l;
+	struct engine e;
+	uint32_t kind;
+
+	ck_assert_int_eq(engine_init(&e), 0);
+	l.e = &e;
+	l.n = 0;
+	kind = engine_register(&e, record, &l);
+	engine_schedule(&e, 5, kind, 1);
+	engine_schedule(&e, 10, kind, 2);
+	engine_run(&e, 10);
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_uint_eq(engine_next_time(&e), 10);
+	engine_free(&e);
+}
+END_TEST
+
+/* Thousands of pseudo-random times (an LCG, no RNG dependency) come out sorted,
+ * and equal times keep their scheduling order. */
+START_TEST(test_many_random_events_sorted)
+{
+	static struct log l;
+	struct engine e;
+	uint32_t kind, x = 12345;
+
+	ck_assert_int_eq(engine_init(&e), 0);
+	l.e = &e;
+	l.n = 0;
+	kind = engine_register(&e, record, &l);
+	for (uint32_t i = 0; i < 4000; i++) {
+		x = x * 1103515245u + 12345u;
+		engine_schedule(&e, (x >> 16) % 500, kind, i);
+	}
+	engine_run(&e, SIMTIME_MAX);
+	ck_assert_uint_eq(l.n, 4000);
+	for (uint32_t i = 1; i < l.n; i++) {
+		ck_assert_uint_le(l.times[i - 1], l.times[i]);
+		if (l.times[i - 1] == l.times[i])
+			ck_assert_uint_lt(l.targets[i - 1], l.targets[i]);
+	}
+	engine_free(&e);
+}
+END_TEST
+
+START_TEST(test_try_advance_only_before_next_event)
+{
+	static struct log l;
+	struct engine e;
+	uint32_t kind;
+
+	ck_assert_int_eq(engine_init(&e), 0);
+	l.e = &e;
+	kind = engine_register(&e, record, &l);
+	ck_assert(engine_try_advance(&e, 1000)); /* nothing pending */
+	ck_assert_uint_eq(e.now, 1000);
+	engine_schedule(&e, 2000, kind, 0);
+	ck_assert(engine_try_advance(&e, 1999));
+	ck_assert(!engine_try_advance(&e, 2000)); /* the pending event goes first */
+	ck_assert_uint_eq(e.now, 1999);
+	engine_free(&e);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc = tcase_create("order");
+
+	tcase_add_test(tc, test_ties_run_in_scheduling_order);
+	tcase_add_test(tc, test_until_is_exclusive);
+	tcase_add_test(tc, test_many_random_events_sorted);
+	tcase_add_test(tc, test_try_advance_only_before_next_event);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}
