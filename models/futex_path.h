@@ -1,0 +1,110 @@
+/* The kernel's futex path as a program of micro-operations.
+ *
+ * A kernel design lists the steps of each futex operation by name (YAML
+ * `path.wait_eagain: [syscall, get_key, ...]`). Each step has an emitter that
+ * appends micro-operations to a task's program: local work (a duration), an
+ * access to a cache line, or taking/releasing a spinlock. Lines that depend on
+ * which futex an op touches (its bucket's fields and lock, its user word and the
+ * word's struct page) are named symbolically and resolved when the op runs from
+ * the op's target (struct op_target), so a task's program is built once.
+ *
+ * The steps (docs/model.md has the kernel functions each one stands for):
+ *   syscall      entry + exit, with the machine's mitigations (machine.costs.syscall)
+ *   get_key      private: local work; shared: page lookup + get/put of the page's
+ *                refcount (two RMWs on the struct page line)
+ *   hash_lookup  private hash in use: read mm->futex_phash, refcount get, hash,
+ *                read the header's hash_mask; global table: hash
+ *   wait_setup   local bookkeeping of futex_wait_setup
+ *   waiters_inc  RMW on the bucket's waiters field
+ *   lock         the bucket spinlock (models/spinlock.h)
+ *   read_uval    read the futex word (user line) under the lock
+ *   waiters_dec  RMW on the bucket's waiters field
+ *   unlock       release the bucket spinlock
+ *   hash_put     read the bucket's back-pointer (if the layout has one) and, with
+ *                a private hash, the refcount put
+ */
+#ifndef FUTEXSIM_FUTEX_PATH_H
+#define FUTEXSIM_FUTEX_PATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/coherence.h"
+#include "models/kernel.h"
+#include "models/machine.h"
+#include "sim/error.h"
+
+enum futex_step {
+	STEP_SYSCALL,
+	STEP_GET_KEY,
+	STEP_HASH_LOOKUP,
+	STEP_WAIT_SETUP,
+	STEP_WAITERS_INC,
+	STEP_LOCK,
+	STEP_READ_UVAL,
+	STEP_WAITERS_DEC,
+	STEP_UNLOCK,
+	STEP_HASH_PUT,
+	STEP_NSTEPS
+};
+extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
+
+enum uop_kind { UOP_WORK, UOP_ACCESS, UOP_LOCK, UOP_UNLOCK };
+
+/* Where a micro-op's line or lock comes from. */
+enum uop_operand {
+	OPND_NONE,
+	OPND_LINE,         /* a fixed line: uop.arg */
+	OPND_BUCKET_FIELD, /* the target bucket's field uop.arg (enum bucket_field) */
+	OPND_BUCKET_LOCK,  /* the target bucket's spinlock */
+	OPND_WORD_LINE,    /* the target futex word's line */
+	OPND_PAGE_LINE     /* the line of the target word's struct page */
+};
+
+struct uop {
+	uint8_t kind;      /* enum uop_kind */
+	uint8_t access;    /* enum access_kind, for UOP_ACCESS */
+	uint8_t operand;   /* enum uop_operand */
+	uint32_t arg;
+	simtime_t work_ps; /* UOP_WORK: duration before any SMT slowdown */
+};
+
+struct futex_table;
+
+/* What one futex op touches, resolved per op by the workload. */
+struct op_target {
+	const struct futex_table *table;
+	uint32_t bucket;
+	uint32_t word_line;
+	uint32_t page_line;
+};
+
+/* Everything an emitter needs to know about the task it builds for. */
+struct path_builder {
+	const struct kernel_design *k;
+	const struct machine *m;
+	bool shared;               /* shared futexes (no FUTEX_PRIVATE_FLAG) */
+	bool private_hash;         /* private ops of this task use its process's private hash */
+	const uint32_t *mm_lines;  /* the process's mm lines, by enum mm_field */
+	const uint32_t *phash_lines; /* its private hash header lines, by enum phash_field */
+	uint32_t percpu_ref_line;  /* this CPU's per-CPU refcount line of the process */
+	simtime_t costs_ps[KC_NCOSTS]; /* the design's costs at the machine's clock */
+
+	struct uop *uops;
+	uint32_t n, cap;
+	bool overflow;
+};
+
+/* Appends a micro-op (sets b->overflow when the program is full). */
+void path_emit(struct path_builder *b, struct uop u);
+void path_emit_work(struct path_builder *b, simtime_t ps);
+void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg);
+
+/* Appends the micro-ops of operation `op` of the design to b's program. Fails when
+ * the design's layout lacks a field a step needs or the program overflows. */
+int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e);
+
+/* Name lookup for YAML (-1 when unknown). */
+int futex_step_find(const char *name);
+
+#endif

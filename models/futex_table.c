@@ -1,0 +1,264 @@
+#include "models/futex_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+static void table_free(struct futex_table *t)
+{
+	if (!t)
+		return;
+	free((char *)t->name);
+	free(t->field_lines);
+	free(t->hashed);
+	free(t);
+}
+
+/* Whether every field's line is first_line + (offset from the line of base) / 64. */
+static void check_contiguous(struct futex_table *t)
+{
+	int f0 = -1;
+
+	t->contiguous = false;
+	for (int f = 0; f < BF_NFIELDS && f0 < 0; f++)
+		if (t->off[f] != LAYOUT_ABSENT)
+			f0 = f;
+	if (f0 < 0)
+		return;
+	t->first_line = t->field_lines[f0] - (uint32_t)((t->skew + (uint64_t)t->off[f0]) >> 6);
+	t->contiguous = true;
+	for (uint32_t b = 0; b < t->size && t->contiguous; b++)
+		for (int f = 0; f < BF_NFIELDS; f++)
+			if (t->off[f] != LAYOUT_ABSENT &&
+			    futex_table_line(t, b, (enum bucket_field)f) != t->field_lines[(size_t)b * BF_NFIELDS + f])
+				t->contiguous = false;
+}
+
+/* A table of `size` buckets at `base` (already allocated), its lines and locks. */
+static struct futex_table *table_create(struct futex_tables *ft, const char *name, uint32_t size,
+					uint32_t node, uint64_t base, const struct hashfn *hash,
+					enum key_scope scope, struct fs_error *e)
+{
+	const struct object_layout *bl = &ft->k->bucket;
+	struct futex_table *t;
+	uint32_t object;
+
+	if (ft->ntables == FUTEX_MAX_TABLES) {
+		fs_fail(e, FS_ERR_LIMIT, "more than %u futex tables", FUTEX_MAX_TABLES);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto oom;
+	t->id = ft->ntables;
+	t->name = strdup(name);
+	t->size = size;
+	t->node = node;
+	t->base = base;
+	t->hash = hash;
+	t->scope = scope;
+	t->lock0 = SPIN_NONE;
+	t->bucket_size = bl->size;
+	t->skew = (uint32_t)(base & (LINE_SIZE - 1));
+	memcpy(t->off, bl->off, sizeof(t->off));
+	t->field_lines = malloc((size_t)size * BF_NFIELDS * sizeof(*t->field_lines));
+	t->hashed = calloc(size, sizeof(*t->hashed));
+	object = memmap_object(ft->mem, name, "bucket", bucket_field_names);
+	if (!t->name || !t->field_lines || !t->hashed || object == MEMMAP_NONE)
+		goto oom;
+	for (uint32_t b = 0; b < size; b++) {
+		uint64_t bucket_addr = base + (uint64_t)b * bl->size;
+
+		for (int f = 0; f < BF_NFIELDS; f++) {
+			uint32_t line = MEMMAP_NONE;
+
+			if (bl->off[f] != LAYOUT_ABSENT) {
+				line = memmap_line(ft->mem, bucket_addr + (uint64_t)bl->off[f], object, b, f);
+				if (line == MEMMAP_NONE)
+					goto oom;
+			}
+			t->field_lines[(size_t)b * BF_NFIELDS + f] = line;
+		}
+		if (bl->off[BF_LOCK] != LAYOUT_ABSENT) {
+			uint32_t lock = spinlock_add(ft->locks, futex_table_line(t, b, BF_LOCK));
+
+			if (lock == SPIN_NONE)
+				goto oom;
+			if (b == 0)
+				t->lock0 = lock;
+		}
+	}
+	check_contiguous(t);
+	ft->tables[ft->ntables++] = t;
+	return t;
+oom:
+	table_free(t);
+	fs_fail(e, FS_ERR_LIMIT, "out of memory building futex table '%s' of %u buckets", name, size);
+	return NULL;
+}
+
+/* Lines of `nfields` fields of one object at `addr`. */
+static int place_fields(struct futex_tables *ft, const struct object_layout *o, uint64_t addr,
+			const char *name, const char *element, uint32_t index,
+			const char *const *field_names, uint32_t *lines, unsigned nfields)
+{
+	uint32_t object = memmap_object(ft->mem, name, element, field_names);
+
+	if (object == MEMMAP_NONE)
+		return -1;
+	for (unsigned f = 0; f < nfields; f++) {
+		lines[f] = MEMMAP_NONE;
+		if (o->off[f] == LAYOUT_ABSENT)
+			continue;
+		lines[f] = memmap_line(ft->mem, addr + (uint64_t)o->off[f], object, index, (int)f);
+		if (lines[f] == MEMMAP_NONE)
+			return -1;
+	}
+	return 0;
+}
+
+int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,
+		      struct memmap *mem, struct spinlocks *locks, struct fs_error *e)
+{
+	static const char *const qnode_fields[] = { "qnode", NULL };
+	uint32_t qnode_object;
+
+	memset(ft, 0, sizeof(*ft));
+	ft->k = k;
+	ft->m = m;
+	ft->mem = mem;
+	ft->locks = locks;
+	ft->nglobal = k->global.per_node ? m->nodes : 1;
+	ft->global_buckets = kernel_global_buckets(k, m->ncpus, ft->nglobal);
+	if (ft->global_buckets == 0 || ft->global_buckets > (1u << 26))
+		return fs_fail(e, FS_ERR_LIMIT, "global futex table of more than 2^26 buckets refused");
+
+	for (uint32_t n = 0; n < ft->nglobal; n++) {
+		enum mem_region region = k->global.interleave ? MEM_KERNEL_INTERLEAVED : MEM_KERNEL_NODE;
+		uint64_t base = memmap_alloc(mem, region, n, (uint64_t)ft->global_buckets * k->bucket.size,
+					     k->bucket.align > 4096 ? k->bucket.align : 4096);
+		char name[64];
+
+		if (ft->nglobal == 1)
+			snprintf(name, sizeof(name), "global hash");
+		else
+			snprintf(name, sizeof(name), "global hash node %u", n);
+		if (!table_create(ft, name, ft->global_buckets, n, base, k->global.hash, KEY_SCOPE_FULL, e))
+			return -1;
+	}
+
+	ft->qnode_lines = malloc((size_t)m->ncpus * sizeof(*ft->qnode_lines));
+	qnode_object = memmap_object(mem, "MCS queue node", "cpu", qnode_fields);
+	if (!ft->qnode_lines || qnode_object == MEMMAP_NONE)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
+		uint64_t addr = memmap_alloc(mem, MEM_KERNEL_NODE, m->cpu_node[cpu], LINE_SIZE, LINE_SIZE);
+
+		ft->qnode_lines[cpu] = memmap_line(mem, addr, qnode_object, cpu, 0);
+		if (ft->qnode_lines[cpu] == MEMMAP_NONE)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+	return 0;
+}
+
+void futex_tables_free(struct futex_tables *ft)
+{
+	for (uint32_t i = 0; i < ft->ntables; i++)
+		table_free(ft->tables[i]);
+	for (uint32_t p = 0; p < ft->nprocs; p++)
+		free(ft->procs[p].percpu_ref_lines);
+	free(ft->procs);
+	free(ft->qnode_lines);
+	memset(ft, 0, sizeof(*ft));
+}
+
+static int add_private_hash(struct futex_tables *ft, struct process *p, uint32_t size, struct fs_error *e)
+{
+	const struct kernel_design *k = ft->k;
+	uint32_t node = k->private_hash.home_node % ft->m->nodes;
+	uint64_t align = k->bucket.align > k->phash_header.align ? k->bucket.align : k->phash_header.align;
+	uint64_t buckets_off = align_up(k->phash_header.size, k->bucket.align);
+	uint64_t header = memmap_alloc(ft->mem, MEM_KERNEL_NODE, node,
+				       buckets_off + (uint64_t)size * k->bucket.size, align);
+	char name[64];
+
+	snprintf(name, sizeof(name), "private hash header of process %u", p->id);
+	if (place_fields(ft, &k->phash_header, header, name, "process", p->id, phash_field_names,
+			 p->phash_lines, PHF_NFIELDS) < 0)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	snprintf(name, sizeof(name), "private hash of process %u", p->id);
+	p->phash = table_create(ft, name, size, node, header + buckets_off, k->private_hash.hash,
+				KEY_SCOPE_ADDRESS, e);
+	return p->phash ? 0 : -1;
+}
+
+int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t *pid, struct fs_error *e)
+{
+	static const char *const ref_fields[] = { "futex_ref", NULL };
+	const struct kernel_design *k = ft->k;
+	struct process *procs = realloc(ft->procs, (ft->nprocs + 1) * sizeof(*procs));
+	struct process *p;
+	uint32_t size, ref_object;
+	char name[64];
+
+	if (!procs)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	ft->procs = procs;
+	p = &procs[ft->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->id = ft->nprocs++;
+	p->nthreads = nthreads;
+	/* the mm lives where the process was forked: node 0 [A] */
+	p->mm = memmap_alloc(ft->mem, MEM_KERNEL_NODE, 0, k->mm.size, k->mm.align);
+	snprintf(name, sizeof(name), "mm of process %u", p->id);
+	if (place_fields(ft, &k->mm, p->mm, name, "process", p->id, mm_field_names, p->mm_lines,
+			 MMF_NFIELDS) < 0)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+
+	p->percpu_ref_lines = malloc((size_t)ft->m->ncpus * sizeof(*p->percpu_ref_lines));
+	snprintf(name, sizeof(name), "per-CPU futex_ref of process %u", p->id);
+	ref_object = memmap_object(ft->mem, name, "cpu", ref_fields);
+	if (!p->percpu_ref_lines || ref_object == MEMMAP_NONE)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	for (uint32_t cpu = 0; cpu < ft->m->ncpus; cpu++) {
+		uint64_t addr = memmap_alloc(ft->mem, MEM_KERNEL_NODE, ft->m->cpu_node[cpu], LINE_SIZE, LINE_SIZE);
+
+		p->percpu_ref_lines[cpu] = memmap_line(ft->mem, addr, ref_object, cpu, 0);
+		if (p->percpu_ref_lines[cpu] == MEMMAP_NONE)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+
+	size = kernel_private_buckets(k, nthreads, ft->m->ncpus, ft->global_buckets);
+	if (size && add_private_hash(ft, p, size, e) < 0)
+		return -1;
+	*pid = p->id;
+	return 0;
+}
+
+struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared)
+{
+	const struct process *p = &ft->procs[pid];
+	struct futex_key key = shared ? futex_key_mm_shared(p->mm, uaddr) : futex_key_private(p->mm, uaddr);
+	struct op_target target = { 0 };
+	const struct futex_table *t;
+	uint32_t h;
+
+	if (!shared && p->phash) {
+		t = p->phash;
+		h = t->hash->hash(&key, KEY_SCOPE_ADDRESS, ft->k->key_order);
+	} else {
+		t = ft->tables[0];
+		h = t->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
+		if (ft->nglobal > 1)
+			t = ft->tables[t->hash->node_part(h, t->size) % ft->nglobal];
+	}
+	target.table = t;
+	target.bucket = t->hash->index(h, t->size);
+	t->hashed[target.bucket]++;
+	return target;
+}

@@ -1,0 +1,96 @@
+/* The futex hash tables of a kernel design, placed in memory.
+ *
+ * Global tables: one (3.14-6.15 style, optionally interleaved over nodes) or one
+ * per node (6.16+), each of kernel_global_buckets() buckets. Private hashes: one
+ * per process when the design has them, sized by kernel_private_buckets() and
+ * allocated on the design's home node, header first, buckets after it. Every
+ * bucket field and header/mm field is registered with models/memmap.h, so each
+ * maps to a cache line; each bucket owns one spinlock (models/spinlock.h).
+ *
+ * futex_tables_resolve() maps a futex (process, user address, shared or not) to
+ * its table and bucket exactly as the design hashes it; workloads call it at
+ * setup and keep the result, so no hashing happens on the hot path.
+ */
+#ifndef FUTEXSIM_FUTEX_TABLE_H
+#define FUTEXSIM_FUTEX_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/futex_path.h"
+#include "models/kernel.h"
+#include "models/machine.h"
+#include "models/memmap.h"
+#include "models/spinlock.h"
+#include "sim/error.h"
+
+struct futex_table {
+	uint32_t id;
+	const char *name;        /* as in reports: "global node 0", "private hash of process 0" */
+	uint32_t size;           /* buckets, a power of two */
+	uint32_t node;           /* home node (per-node and private tables) */
+	uint64_t base;           /* address of bucket 0 */
+	const struct hashfn *hash;
+	enum key_scope scope;
+	uint32_t *field_lines;   /* [bucket * BF_NFIELDS + field], MEMMAP_NONE when absent */
+	/* The usual case: the table's lines were created in address order, so a
+	 * field's line is arithmetic (no lookup, no host cache miss on the hot path). */
+	bool contiguous;
+	uint32_t first_line;     /* id of the line holding byte (base & ~63) */
+	uint32_t bucket_size;
+	uint32_t skew;           /* base & 63 */
+	int32_t off[BF_NFIELDS];
+	uint32_t lock0;          /* bucket b's spinlock is lock0 + b */
+	uint32_t *hashed;        /* futexes resolved to each bucket (occupancy, setup-time) */
+};
+
+struct process {
+	uint32_t id;
+	uint32_t nthreads;
+	uint64_t mm;                      /* address of its mm_struct (also the key's ptr) */
+	uint32_t mm_lines[MMF_NFIELDS];
+	struct futex_table *phash;        /* NULL: private futexes use the global hash */
+	uint32_t phash_lines[PHF_NFIELDS];
+	uint32_t *percpu_ref_lines;       /* per CPU: its futex reference counter */
+};
+
+#define FUTEX_MAX_TABLES 4096u
+
+struct futex_tables {
+	const struct kernel_design *k;
+	const struct machine *m;
+	struct memmap *mem;
+	struct spinlocks *locks;
+
+	uint32_t nglobal;                  /* 1, or one per node */
+	uint32_t global_buckets;           /* per global table */
+	struct futex_table *tables[FUTEX_MAX_TABLES]; /* global ones first, then private */
+	uint32_t ntables;
+
+	uint32_t nprocs;
+	struct process *procs;
+
+	uint32_t *qnode_lines;             /* per CPU: its MCS queue node */
+	uint32_t bucket_object;            /* memmap objects, per table kind */
+};
+
+int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,
+		      struct memmap *mem, struct spinlocks *locks, struct fs_error *e);
+void futex_tables_free(struct futex_tables *ft);
+
+/* Creates a process of `nthreads` threads: its mm and, if the design gives it
+ * one, its private hash. Stores the process id. */
+int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t *pid, struct fs_error *e);
+
+/* Table and bucket of the futex at `uaddr` of process `pid`; counts it in the
+ * bucket's occupancy. The line fields of the result are left to the caller. */
+struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared);
+
+static inline uint32_t futex_table_line(const struct futex_table *t, uint32_t bucket, enum bucket_field f)
+{
+	if (t->contiguous && t->off[f] != LAYOUT_ABSENT)
+		return t->first_line + (uint32_t)((t->skew + (uint64_t)bucket * t->bucket_size + (uint64_t)t->off[f]) >> 6);
+	return t->field_lines[(uint64_t)bucket * BF_NFIELDS + f];
+}
+
+#endif

@@ -1,0 +1,296 @@
+#include "models/kernel.h"
+
+#include <string.h>
+
+#include "models/futex_path.h"
+
+const char *const bucket_field_names[] = { "waiters", "lock", "chain", "priv", NULL };
+const char *const phash_field_names[] = { "users", "hash_mask", NULL };
+const char *const mm_field_names[] = { "mm_count", "mmap_lock", "futex_phash", "futex_ref", NULL };
+const char *const kernel_cost_names[] = {
+	"key_private", "key_shared", "hash_global", "hash_private",
+	"wait_setup", "uval_read", "ref_get", "ref_put", NULL,
+};
+const char *const futex_op_kind_names[] = { "wait_eagain", NULL };
+
+/* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
+ * Hash and refcount costs default to the chosen function's and mode's own figures. */
+static const uint32_t default_cost_cycles[KC_NCOSTS] = {
+	[KC_KEY_PRIVATE] = 20,  /* a few checks and stores into the key */
+	[KC_KEY_SHARED] = 250,  /* get_user_pages_fast walk and folio checks */
+	[KC_WAIT_SETUP] = 40,   /* futex_q setup, calls around the bucket lock */
+	[KC_UVAL_READ] = 30,    /* STAC/CLAC and the exception-table-safe load */
+};
+
+uint32_t roundup_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p > UINT32_MAX ? 0 : (uint32_t)p;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+uint32_t kernel_global_buckets(const struct kernel_design *k, uint32_t ncpus, uint32_t ntables)
+{
+	uint64_t want;
+
+	if (k->global.buckets)
+		return k->global.buckets;
+	want = (uint64_t)k->global.buckets_per_cpu * ncpus / (ntables ? ntables : 1);
+	if (want < k->global.min_buckets)
+		want = k->global.min_buckets;
+	return roundup_pow2(want);
+}
+
+uint32_t kernel_private_buckets(const struct kernel_design *k, uint32_t threads, uint32_t ncpus,
+				uint32_t node_table)
+{
+	uint64_t want, max;
+
+	if (!k->private_hash.enabled || k->private_hash.buckets == 0)
+		return 0;
+	if (k->private_hash.buckets > 0)
+		return (uint32_t)k->private_hash.buckets;
+	want = roundup_pow2((uint64_t)k->private_hash.per_thread * (threads < ncpus ? threads : ncpus));
+	max = k->private_hash.max_buckets ? k->private_hash.max_buckets : node_table;
+	if (want < k->private_hash.min_buckets)
+		want = k->private_hash.min_buckets;
+	if (want > max)
+		want = max;
+	return (uint32_t)want;
+}
+
+/* "auto" -> *out = auto_value; otherwise a power of two in [min, max] (or 0 when allow_zero). */
+static int parse_buckets(const struct yt_node *map, const char *key, int64_t dflt, int64_t auto_value,
+			 uint64_t min, bool allow_zero, int64_t *out, struct fs_error *e)
+{
+	const struct yt_node *n = yt_get(map, key);
+	uint64_t v;
+
+	*out = dflt;
+	if (!n)
+		return 0;
+	if (n->kind == YT_SCALAR && !n->quoted && strcmp(n->scalar, "auto") == 0) {
+		*out = auto_value;
+		return 0;
+	}
+	if (cfg_parse_u64(n, key, 0, UINT32_C(1) << 30, &v, e) < 0)
+		return -1;
+	if (v == 0 && allow_zero) {
+		*out = 0;
+		return 0;
+	}
+	if (v < min || !is_pow2(v))
+		return fs_fail_at(e, &n->mark, "%s: %llu is not a power of two >= %llu%s", key,
+				  (unsigned long long)v, (unsigned long long)min,
+				  allow_zero ? " (or 0 for the global hash, or auto)" : " (or auto)");
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int parse_hashfn(const struct yt_node *map, const char *key, const struct hashfn **out,
+			struct fs_error *e)
+{
+	int idx;
+
+	if (cfg_get_enum(map, key, hashfn_names(), -1, &idx, e) < 0)
+		return -1;
+	*out = idx >= 0 ? hashfn_find(hashfn_names()[idx]) : hashfn_find("jhash2");
+	return 0;
+}
+
+static int parse_global(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	static const char *const keys[] = { "per_node", "buckets", "buckets_per_cpu", "min_buckets",
+					     "hash", "placement", NULL };
+	static const char *const placements[] = { "node", "interleave", NULL };
+	int64_t buckets;
+	int placement;
+
+	if (n && (cfg_expect(n, YT_MAP, "global_hash", e) < 0 ||
+		  cfg_check_keys(n, "global_hash", keys, e) < 0))
+		return -1;
+	if (cfg_get_bool(n, "per_node", true, &k->global.per_node, e) < 0 ||
+	    parse_buckets(n, "buckets", 0, 0, 1, false, &buckets, e) < 0 ||
+	    cfg_get_u32(n, "buckets_per_cpu", 256, 1, 1u << 20, &k->global.buckets_per_cpu, e) < 0 ||
+	    cfg_get_u32(n, "min_buckets", 4, 1, 1u << 30, &k->global.min_buckets, e) < 0 ||
+	    parse_hashfn(n, "hash", &k->global.hash, e) < 0 ||
+	    cfg_get_enum(n, "placement", placements, 0, &placement, e) < 0)
+		return -1;
+	k->global.buckets = (uint32_t)buckets;
+	k->global.interleave = placement == 1;
+	return 0;
+}
+
+static int parse_private(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	static const char *const keys[] = { "enabled", "buckets", "per_thread", "min_buckets",
+					    "max_buckets", "hash", "refcount", "home_node", NULL };
+	const struct yt_node *max = yt_get(n, "max_buckets");
+	int refcount;
+
+	if (n && (cfg_expect(n, YT_MAP, "private_hash", e) < 0 ||
+		  cfg_check_keys(n, "private_hash", keys, e) < 0))
+		return -1;
+	if (cfg_get_bool(n, "enabled", false, &k->private_hash.enabled, e) < 0 ||
+	    parse_buckets(n, "buckets", -1, -1, 2, true, &k->private_hash.buckets, e) < 0 ||
+	    cfg_get_u32(n, "per_thread", 4, 1, 1u << 16, &k->private_hash.per_thread, e) < 0 ||
+	    cfg_get_u32(n, "min_buckets", 16, 1, 1u << 30, &k->private_hash.min_buckets, e) < 0 ||
+	    parse_hashfn(n, "hash", &k->private_hash.hash, e) < 0 ||
+	    cfg_get_enum(n, "refcount", refcount_mode_names(), 0, &refcount, e) < 0 ||
+	    cfg_get_u32(n, "home_node", 0, 0, 63, &k->private_hash.home_node, e) < 0)
+		return -1;
+	k->private_hash.refcount = refcount_mode_find(refcount_mode_names()[refcount]);
+	k->private_hash.max_buckets = 0;
+	if (max && !(max->kind == YT_SCALAR && !max->quoted && strcmp(max->scalar, "node-table") == 0)) {
+		uint64_t v;
+
+		if (cfg_parse_u64(max, "max_buckets", 1, UINT32_C(1) << 30, &v, e) < 0)
+			return -1;
+		if (!is_pow2(v))
+			return fs_fail_at(e, &max->mark, "max_buckets: %llu is not a power of two (or node-table)",
+					  (unsigned long long)v);
+		k->private_hash.max_buckets = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* {size, align, fields: {name: offset}} with `names` the valid field names. */
+static int parse_layout(struct object_layout *o, const struct yt_node *n, const char *what,
+			const char *const names[], struct fs_error *e)
+{
+	static const char *const keys[] = { "size", "align", "fields", NULL };
+	const struct yt_node *fields;
+
+	if (!n)
+		return 0;
+	if (cfg_expect(n, YT_MAP, what, e) < 0 || cfg_check_keys(n, what, keys, e) < 0 ||
+	    cfg_get_u32(n, "size", o->size, 1, 1u << 20, &o->size, e) < 0 ||
+	    cfg_get_u32(n, "align", o->align, 1, 1u << 20, &o->align, e) < 0)
+		return -1;
+	if (!is_pow2(o->align))
+		return fs_fail_at(e, &yt_get(n, "align")->mark, "%s.align: %u is not a power of two", what,
+				  o->align);
+	fields = yt_get(n, "fields");
+	if (!fields)
+		return 0;
+	if (cfg_expect(fields, YT_MAP, "fields", e) < 0 || cfg_check_keys(fields, "fields", names, e) < 0)
+		return -1;
+	for (unsigned i = 0; names[i]; i++) {
+		const struct yt_node *f = yt_get(fields, names[i]);
+		uint64_t off;
+
+		if (!f)
+			continue;
+		if (f->kind == YT_SCALAR && !f->quoted && strcmp(f->scalar, "none") == 0) {
+			o->off[i] = LAYOUT_ABSENT;
+			continue;
+		}
+		if (cfg_parse_u64(f, names[i], 0, o->size - 1, &off, e) < 0)
+			return -1;
+		o->off[i] = (int32_t)off;
+	}
+	return 0;
+}
+
+static int parse_layouts(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	static const char *const keys[] = { "bucket", "private_hash_header", "mm", NULL };
+
+	if (!n)
+		return 0;
+	if (cfg_expect(n, YT_MAP, "layout", e) < 0 || cfg_check_keys(n, "layout", keys, e) < 0)
+		return -1;
+	return parse_layout(&k->bucket, yt_get(n, "bucket"), "bucket", bucket_field_names, e) < 0 ||
+			       parse_layout(&k->phash_header, yt_get(n, "private_hash_header"),
+					    "private_hash_header", phash_field_names, e) < 0 ||
+			       parse_layout(&k->mm, yt_get(n, "mm"), "mm", mm_field_names, e) < 0
+		       ? -1
+		       : 0;
+}
+
+static int parse_costs(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	if (n && (cfg_expect(n, YT_MAP, "costs", e) < 0 ||
+		  cfg_check_keys(n, "costs", kernel_cost_names, e) < 0))
+		return -1;
+	k->costs[KC_HASH_GLOBAL] = fs_cost_of_cycles(k->global.hash->cost_cycles);
+	k->costs[KC_HASH_PRIVATE] = fs_cost_of_cycles(k->private_hash.hash->cost_cycles);
+	k->costs[KC_REF_GET] = fs_cost_of_cycles(k->private_hash.refcount->get_cycles);
+	k->costs[KC_REF_PUT] = fs_cost_of_cycles(k->private_hash.refcount->put_cycles);
+	for (unsigned i = 0; i < KC_NCOSTS; i++) {
+		if (default_cost_cycles[i])
+			k->costs[i] = fs_cost_of_cycles(default_cost_cycles[i]);
+		if (cfg_get_cost(n, kernel_cost_names[i], k->costs[i], &k->costs[i], e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	if (cfg_expect(n, YT_MAP, "path", e) < 0 || cfg_check_keys(n, "path", futex_op_kind_names, e) < 0)
+		return -1;
+	for (unsigned op = 0; op < FOP_NKINDS; op++) {
+		const struct yt_node *list = yt_get(n, futex_op_kind_names[op]);
+		struct kernel_path *p = &k->paths[op];
+
+		if (!list)
+			return fs_fail_at(e, &n->mark, "path: missing '%s' (a list of steps)",
+					  futex_op_kind_names[op]);
+		if (cfg_expect(list, YT_SEQ, futex_op_kind_names[op], e) < 0)
+			return -1;
+		if (list->len > KERNEL_MAX_STEPS)
+			return fs_fail_at(e, &list->mark, "%s: %zu steps, at most %u", futex_op_kind_names[op],
+					  list->len, KERNEL_MAX_STEPS);
+		p->nsteps = 0;
+		for (size_t i = 0; i < list->len; i++) {
+			int step;
+
+			if (cfg_parse_enum(list->items[i], "step", futex_step_names, &step, e) < 0)
+				return -1;
+			p->steps[p->nsteps++] = (uint8_t)step;
+		}
+	}
+	return 0;
+}
+
+static void set_defaults(struct kernel_design *k)
+{
+	static const struct object_layout bucket = { 64, 64, { 0, 4, 8, 24, -1, -1, -1, -1 } };
+	static const struct object_layout header = { 64, 64, { 0, 4, -1, -1, -1, -1, -1, -1 } };
+	static const struct object_layout mm = { 1024, 64, { 0, 128, 640, 704, -1, -1, -1, -1 } };
+
+	memset(k, 0, sizeof(*k));
+	k->bucket = bucket;
+	k->phash_header = header;
+	k->mm = mm;
+}
+
+int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
+{
+	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
+					    "key_order", "layout", "costs", "path", NULL };
+	static const char *const orders[] = { "ptr-first", "word-first", NULL };
+	int order;
+
+	set_defaults(k);
+	if (cfg_expect(root, YT_MAP, "kernel", e) < 0 || cfg_check_keys(root, "kernel", keys, e) < 0 ||
+	    cfg_require(root, "name", "kernel", e) < 0 || cfg_require(root, "path", "kernel", e) < 0 ||
+	    cfg_get_string(root, "name", "", &k->name, e) < 0 ||
+	    cfg_get_string(root, "description", "", &k->description, e) < 0 ||
+	    parse_global(k, yt_get(root, "global_hash"), e) < 0 ||
+	    parse_private(k, yt_get(root, "private_hash"), e) < 0 ||
+	    cfg_get_enum(root, "key_order", orders, KEY_ORDER_PTR_FIRST, &order, e) < 0 ||
+	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
+	    parse_costs(k, yt_get(root, "costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
+		return -1;
+	k->key_order = (enum key_order)order;
+	return 0;
+}

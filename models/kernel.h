@@ -1,0 +1,109 @@
+/* A kernel design: the futex hash tables, their sizes, hash functions, bucket
+ * and object layouts, reference counting, the costs of the futex path's local
+ * work, and the path itself as an ordered list of steps.
+ *
+ * Read from a kernel preset (configs/kernels/NAME.yaml, possibly inheriting from
+ * another) merged with the scenario's overrides; schema in docs/kernel.md.
+ * Read-only once built.
+ */
+#ifndef FUTEXSIM_KERNEL_H
+#define FUTEXSIM_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/futex_key.h"
+#include "models/hashfn.h"
+#include "models/refcount.h"
+#include "sim/config.h"
+#include "sim/error.h"
+#include "sim/yamltree.h"
+
+/* Fields of a hash bucket that the path touches. */
+enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
+/* Fields of the private hash header. */
+enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_NFIELDS };
+/* Fields of the mm (struct mm_struct) that futex ops touch. */
+enum mm_field { MMF_MM_COUNT, MMF_MMAP_LOCK, MMF_FUTEX_PHASH, MMF_FUTEX_REF, MMF_NFIELDS };
+
+extern const char *const bucket_field_names[];  /* NULL-terminated, in enum order */
+extern const char *const phash_field_names[];
+extern const char *const mm_field_names[];
+
+#define LAYOUT_ABSENT (-1)
+
+/* Byte offsets of fields inside an object; LAYOUT_ABSENT when the design has none. */
+struct object_layout {
+	uint32_t size, align;
+	int32_t off[8];
+};
+
+/* Named costs of local work in the futex path (cycles or time, see sim/config.h). */
+enum kernel_cost {
+	KC_KEY_PRIVATE,  /* get_futex_key for a private futex */
+	KC_KEY_SHARED,   /* get_futex_key for a shared one, besides the page refcount atomics */
+	KC_HASH_GLOBAL,  /* one hash for the global table */
+	KC_HASH_PRIVATE, /* one hash for the private hash */
+	KC_WAIT_SETUP,   /* futex_wait_setup bookkeeping around the bucket lock */
+	KC_UVAL_READ,    /* reading the user word under the lock (user-access fixup) */
+	KC_REF_GET,      /* refcount get, local part */
+	KC_REF_PUT,      /* refcount put, local part */
+	KC_NCOSTS
+};
+extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */
+
+#define KERNEL_MAX_STEPS 32u
+
+/* Which futex operation a path describes. */
+enum futex_op_kind { FOP_WAIT_EAGAIN, FOP_NKINDS };
+extern const char *const futex_op_kind_names[];
+
+struct kernel_path {
+	uint8_t steps[KERNEL_MAX_STEPS]; /* enum futex_step (models/futex_path.h) */
+	uint32_t nsteps;
+};
+
+struct kernel_design {
+	const char *name;          /* borrowed from the YAML doc */
+	const char *description;
+
+	struct {
+		bool per_node;         /* 6.16+: one table per node */
+		uint32_t buckets;      /* per table; 0 = auto */
+		uint32_t buckets_per_cpu, min_buckets;
+		const struct hashfn *hash;
+		bool interleave;       /* pages spread over nodes (hashdist) instead of node-local */
+	} global;
+
+	struct {
+		bool enabled;          /* the design has process-private hashes */
+		int64_t buckets;       /* -1 auto, 0 = use the global hash, else a power of two */
+		uint32_t per_thread, min_buckets;
+		uint32_t max_buckets;  /* 0 = one node's global table size */
+		const struct hashfn *hash;
+		const struct refcount_mode *refcount;
+		uint32_t home_node;
+	} private_hash;
+
+	enum key_order key_order;
+	struct object_layout bucket, phash_header, mm;
+	struct fs_cost costs[KC_NCOSTS];
+	struct kernel_path paths[FOP_NKINDS];
+};
+
+/* Builds a design from a resolved kernel tree (presets already merged). */
+int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e);
+
+/* roundup_pow_of_two(v), v >= 1; 0 when it would not fit in 32 bits. */
+uint32_t roundup_pow2(uint64_t v);
+
+/* Global table size per table for `ncpus` CPUs over `ntables` tables. */
+uint32_t kernel_global_buckets(const struct kernel_design *k, uint32_t ncpus, uint32_t ntables);
+
+/* Private hash size for a process with `threads` threads on a machine with
+ * `ncpus` online CPUs whose per-node global table has `node_table` buckets;
+ * 0 = the process uses the global hash. */
+uint32_t kernel_private_buckets(const struct kernel_design *k, uint32_t threads, uint32_t ncpus,
+				uint32_t node_table);
+
+#endif

@@ -1,0 +1,59 @@
+#include "models/refcount.h"
+
+#include <string.h>
+
+#include "models/futex_path.h"
+
+static void emit_nothing(struct path_builder *b)
+{
+	(void)b;
+}
+
+/* rcuref: one atomic on the header's users field, shared by every thread. */
+static void emit_rcuref(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_RMW, OPND_LINE, b->phash_lines[PHF_USERS]);
+}
+
+/* per-CPU: read the mode (mm->futex_ref, read-mostly) then bump this CPU's counter. */
+static void emit_percpu_get(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_FUTEX_REF]);
+	path_emit_work(b, b->costs_ps[KC_REF_GET]);
+	path_emit_access(b, ACCESS_WRITE, OPND_LINE, b->percpu_ref_line);
+}
+
+static void emit_percpu_put(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_FUTEX_REF]);
+	path_emit_work(b, b->costs_ps[KC_REF_PUT]);
+	path_emit_access(b, ACCESS_WRITE, OPND_LINE, b->percpu_ref_line);
+}
+
+/* Local-work cycles are assumptions [A] (docs/kernel.md): an RCU read-side section
+ * plus an acquire load and a this_cpu op for 6.17; 6.18 replaced the RCU section by
+ * preempt-disable and the acquire by a plain load. */
+static const struct refcount_mode modes[] = {
+	{ "none", "no reference counting (an immutable private hash)", 0, 0, emit_nothing, emit_nothing },
+	{ "rcuref", "6.16 development: one atomic counter, get and put per op", 0, 0, emit_rcuref,
+	  emit_rcuref },
+	{ "percpu-6.17", "6.17: per-CPU counters while the hash is live", 24, 24, emit_percpu_get,
+	  emit_percpu_put },
+	{ "percpu-6.18", "6.18: per-CPU counters with the cheaper fast path", 12, 12, emit_percpu_get,
+	  emit_percpu_put },
+};
+
+static const char *const names[] = { "none", "rcuref", "percpu-6.17", "percpu-6.18", NULL };
+
+const struct refcount_mode *refcount_mode_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i].name, name) == 0)
+			return &modes[i];
+	return NULL;
+}
+
+const char *const *refcount_mode_names(void)
+{
+	return names;
+}

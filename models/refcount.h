@@ -1,0 +1,30 @@
+/* How a futex op keeps the process-private hash alive while it uses it.
+ *
+ * A mode is data plus two emitters that add the get and the put to an op's
+ * program (models/futex_path.h): nothing (immutable hash), one shared atomic
+ * (rcuref: an RMW on the private hash header's `users` field for get and for
+ * put), or per-CPU counters (6.17; 6.18 with a cheaper fast path): a read of the
+ * mm's futex_ref state, local work, and a plain increment of this CPU's counter.
+ * The resize path (switching per-CPU to atomic for RCU grace periods) belongs
+ * to the workloads that resize; see docs/model.md.
+ */
+#ifndef FUTEXSIM_REFCOUNT_H
+#define FUTEXSIM_REFCOUNT_H
+
+#include <stdint.h>
+
+struct path_builder;
+
+struct refcount_mode {
+	const char *name;         /* as written in YAML */
+	const char *description;
+	uint32_t get_cycles;      /* default local work of a get [A] */
+	uint32_t put_cycles;      /* default local work of a put [A] */
+	void (*emit_get)(struct path_builder *b);
+	void (*emit_put)(struct path_builder *b);
+};
+
+const struct refcount_mode *refcount_mode_find(const char *name);
+const char *const *refcount_mode_names(void); /* NULL-terminated */
+
+#endif

@@ -1,0 +1,38 @@
+/* Workloads: what the simulated threads do, selected by `workload.type`.
+ *
+ * A workload type parses its YAML section into parameters, says how many tasks
+ * it needs, builds its processes, memory and programs on a constructed
+ * simulation (sim/sim.h), starts the tasks, and chooses each task's next
+ * operation when one completes. It reports through the common per-task counters.
+ */
+#ifndef FUTEXSIM_WORKLOAD_H
+#define FUTEXSIM_WORKLOAD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/machine.h"
+#include "models/task.h"
+#include "sim/error.h"
+#include "sim/yamltree.h"
+
+struct sim;
+
+struct workload_type {
+	const char *name;        /* the value of workload.type */
+	const char *description;
+	int (*parse)(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e);
+	uint32_t (*ntasks)(const void *params);
+	int (*setup)(struct sim *s, const void *params, void **state, struct fs_error *e);
+	void (*op_done)(void *state, struct task *t);
+	/* perf's own header line ("Run summary ...") and per-thread label */
+	void (*print_header)(const void *params, double secs, FILE *out);
+	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);
+	void (*free_state)(void *state);
+	void (*free_params)(void *params);
+};
+
+const struct workload_type *workload_find(const char *name);
+const char *const *workload_names(void); /* NULL-terminated */
+
+#endif

@@ -1,0 +1,284 @@
+/* Tests of the kernel design: table sizing rules (futex-hashing.md section 3),
+ * presets and their inheritance, path checks, and where tables put buckets. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/futex_table.h"
+#include "models/kernel.h"
+#include "tests/testutil.h"
+
+static struct kernel_design sizing(void)
+{
+	struct kernel_design k;
+
+	memset(&k, 0, sizeof(k));
+	k.global.buckets_per_cpu = 256;
+	k.global.min_buckets = 4;
+	k.private_hash.enabled = true;
+	k.private_hash.buckets = -1;
+	k.private_hash.per_thread = 4;
+	k.private_hash.min_buckets = 16;
+	return k;
+}
+
+START_TEST(test_roundup_pow2)
+{
+	ck_assert_uint_eq(roundup_pow2(1), 1);
+	ck_assert_uint_eq(roundup_pow2(3), 4);
+	ck_assert_uint_eq(roundup_pow2(8192), 8192);
+	ck_assert_uint_eq(roundup_pow2(9216), 16384);
+	ck_assert_uint_eq(roundup_pow2((1ull << 31) + 1), 0); /* does not fit in 32 bits */
+}
+END_TEST
+
+START_TEST(test_global_sizes)
+{
+	struct kernel_design k = sizing();
+
+	ck_assert_uint_eq(kernel_global_buckets(&k, 32, 1), 8192);   /* 3.14-6.15, 32 CPUs */
+	ck_assert_uint_eq(kernel_global_buckets(&k, 144, 1), 65536); /* 36864 -> 65536 */
+	ck_assert_uint_eq(kernel_global_buckets(&k, 32, 2), 4096);   /* 6.16+: per node */
+	ck_assert_uint_eq(kernel_global_buckets(&k, 144, 4), 16384); /* 9216 -> 16384 */
+	ck_assert_uint_eq(kernel_global_buckets(&k, 1, 1), 256);
+	k.global.buckets_per_cpu = 1;
+	ck_assert_uint_eq(kernel_global_buckets(&k, 1, 2), 4);       /* the max(4, ...) floor */
+	k.global.buckets = 64;
+	ck_assert_uint_eq(kernel_global_buckets(&k, 144, 4), 64);    /* fixed size wins */
+}
+END_TEST
+
+START_TEST(test_private_sizes)
+{
+	struct kernel_design k = sizing();
+
+	/* roundup_pow_of_two(4 x min(threads, cpus)), clamped to [16, node table] */
+	ck_assert_uint_eq(kernel_private_buckets(&k, 29, 32, 4096), 128); /* 116 -> 128 */
+	ck_assert_uint_eq(kernel_private_buckets(&k, 1, 32, 4096), 16);   /* 4 -> 16 */
+	ck_assert_uint_eq(kernel_private_buckets(&k, 1000, 144, 16384), 1024); /* 576 -> 1024 */
+	ck_assert_uint_eq(kernel_private_buckets(&k, 100, 100, 256), 256);     /* 512 clamped */
+	k.private_hash.buckets = 2;
+	ck_assert_uint_eq(kernel_private_buckets(&k, 100, 100, 256), 2);  /* prctl-set size */
+	k.private_hash.buckets = 0;
+	ck_assert_uint_eq(kernel_private_buckets(&k, 100, 100, 256), 0);  /* the global hash */
+	k.private_hash.buckets = -1;
+	k.private_hash.enabled = false;
+	ck_assert_uint_eq(kernel_private_buckets(&k, 100, 100, 256), 0);
+}
+END_TEST
+
+/* A scenario on `machine` with kernel `kernel_yaml` (a preset name or a flow map). */
+static char *scenario(const char *machine, const char *kernel_yaml, const char *workload_extra)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "machine: %s\nkernel: %s\nworkload: {type: hash-bench, threads: 2, futexes: 64%s}\n"
+		 "run: {duration: 10us, warmup: 0ns}\n",
+		 machine, kernel_yaml, workload_extra);
+	return tu_write_temp(text);
+}
+
+static int load(struct scenario *sc, const char *path, struct fs_error *e)
+{
+	memset(e, 0, sizeof(*e));
+	return scenario_load(sc, path, NULL, 0, e);
+}
+
+START_TEST(test_presets_inherit)
+{
+	struct scenario sc;
+	struct fs_error e;
+	char *p = scenario("e5-2650-2s", "linux-6.18", "");
+
+	ck_assert_msg(load(&sc, p, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(sc.kernel.name, "linux-6.18");
+	ck_assert_str_eq(sc.kernel.private_hash.refcount->name, "percpu-6.18");
+	ck_assert(sc.kernel.global.per_node);                 /* from linux-6.16-dev */
+	ck_assert(sc.kernel.private_hash.enabled);
+	ck_assert_int_eq(sc.kernel.bucket.off[BF_PRIV], 24);
+	ck_assert_uint_eq(sc.kernel.paths[FOP_WAIT_EAGAIN].nsteps, 10);
+	scenario_free(&sc);
+	unlink(p);
+	free(p);
+
+	p = scenario("e5-2650-2s", "{preset: linux-6.15, global_hash: {buckets: 256}}", "");
+	ck_assert_msg(load(&sc, p, &e) == 0, "%s", e.msg);
+	ck_assert(!sc.kernel.global.per_node);
+	ck_assert(sc.kernel.global.interleave);
+	ck_assert_uint_eq(sc.kernel.global.buckets, 256);
+	ck_assert_int_eq(sc.kernel.bucket.off[BF_PRIV], LAYOUT_ABSENT);
+	scenario_free(&sc);
+	unlink(p);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_bad_designs)
+{
+	static const struct {
+		const char *kernel, *fragment;
+	} cases[] = {
+		{ "{preset: linux-6.18, private_hash: {buckets: 100}}", "not a power of two" },
+		{ "{preset: linux-6.18, private_hash: {refcount: rcu-ref}}", "did you mean 'rcuref'" },
+		{ "{preset: linux-6.18, global_hash: {hash: jhash3}}", "did you mean 'jhash2'" },
+		{ "{preset: linux-6.18, path: {wait_eagain: [syscall, lock]}}", "'lock' without 'unlock'" },
+		{ "{preset: linux-6.18, path: {wait_eagain: [syscall, unlock]}}", "'unlock' without 'lock'" },
+		{ "{preset: linux-6.18, path: {wait_eagain: [syscall, lokc]}}", "did you mean 'lock'" },
+		{ "{preset: linux-6.18, layout: {bucket: {fields: {waiters: none}}}}",
+		  "step 'waiters_inc' needs layout.bucket.fields.waiters" },
+		{ "linux-9.99", "unknown kernel preset 'linux-9.99'" },
+		{ "{preset: linux-6.18, privat_hash: {}}", "did you mean 'private_hash'" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p = scenario("small-1node", cases[i].kernel, "");
+		struct scenario sc;
+		struct sim s;
+		struct fs_error e;
+		int rc = load(&sc, p, &e);
+
+		if (rc == 0) {
+			rc = sim_build(&s, &sc, &e);
+			sim_free(&s);
+		}
+		ck_assert_msg(rc < 0, "case %zu accepted", i);
+		ck_assert_msg(strstr(e.msg, cases[i].fragment), "case %zu: '%s' lacks '%s'", i, e.msg,
+			      cases[i].fragment);
+		scenario_free(&sc);
+		unlink(p);
+		free(p);
+	}
+}
+END_TEST
+
+static void build(struct scenario *sc, struct sim *s, const char *machine, const char *kernel,
+		  const char *extra)
+{
+	char *p = scenario(machine, kernel, extra);
+	struct fs_error e;
+
+	ck_assert_msg(load(sc, p, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_build(s, sc, &e) == 0, "%s", e.msg);
+	unlink(p);
+	free(p);
+}
+
+START_TEST(test_tables_of_presets)
+{
+	struct scenario sc;
+	struct sim s;
+
+	build(&sc, &s, "e5-2650-2s", "linux-6.18", "");
+	ck_assert_uint_eq(s.ft.nglobal, 2);
+	ck_assert_uint_eq(s.ft.global_buckets, 4096);
+	ck_assert_uint_eq(s.ft.tables[0]->node, 0);
+	ck_assert_uint_eq(s.ft.tables[1]->node, 1);
+	/* 2 workers + main: roundup(4 x 3) = 16, the minimum */
+	ck_assert_ptr_nonnull(s.ft.procs[0].phash);
+	ck_assert_uint_eq(s.ft.procs[0].phash->size, 16);
+	/* every global bucket of node 1 lives in node 1's memory */
+	ck_assert_uint_eq(s.coh.lines[futex_table_line(s.ft.tables[1], 17, BF_LOCK)].home_node, 1);
+	/* aligned buckets: one line per bucket, all four fields on it */
+	ck_assert_uint_eq(futex_table_line(s.ft.tables[0], 5, BF_WAITERS), futex_table_line(s.ft.tables[0], 5, BF_PRIV));
+	ck_assert_uint_ne(futex_table_line(s.ft.tables[0], 5, BF_LOCK), futex_table_line(s.ft.tables[0], 6, BF_LOCK));
+	sim_free(&s);
+	scenario_free(&sc);
+
+	build(&sc, &s, "e7-8890v3-4s", "linux-6.15", "");
+	ck_assert_uint_eq(s.ft.nglobal, 1);
+	ck_assert_uint_eq(s.ft.global_buckets, 65536);
+	ck_assert_ptr_null(s.ft.procs[0].phash);
+	/* interleaved: consecutive 4 KiB pages (64 buckets) on consecutive nodes */
+	ck_assert_uint_eq((s.coh.lines[futex_table_line(s.ft.tables[0], 0, BF_LOCK)].home_node + 1) % 4,
+			  s.coh.lines[futex_table_line(s.ft.tables[0], 64, BF_LOCK)].home_node);
+	sim_free(&s);
+	scenario_free(&sc);
+}
+END_TEST
+
+START_TEST(test_packed_buckets_share_lines)
+{
+	struct scenario sc;
+	struct sim s;
+	const struct futex_table *t;
+
+	/* 24-byte buckets (2.6 era): buckets 0, 1, 2 start at 0, 24, 48 of the first line */
+	build(&sc, &s, "small-1node",
+	      "{preset: linux-6.15, layout: {bucket: {size: 24, align: 8, "
+	      "fields: {waiters: 0, lock: 4, chain: 8, priv: none}}}}",
+	      "");
+	t = s.ft.tables[0];
+	ck_assert_uint_eq(futex_table_line(t, 0, BF_LOCK), futex_table_line(t, 1, BF_LOCK));
+	ck_assert_uint_eq(futex_table_line(t, 0, BF_LOCK), futex_table_line(t, 2, BF_LOCK));
+	ck_assert_uint_ne(futex_table_line(t, 2, BF_LOCK), futex_table_line(t, 3, BF_LOCK));
+	/* bucket 2's chain (48 + 8 = 56) is on line 0 too; bucket 5 (120) straddles nothing */
+	ck_assert_uint_eq(futex_table_line(t, 2, BF_CHAIN), futex_table_line(t, 0, BF_WAITERS));
+	ck_assert_uint_eq(s.locks.locks[t->lock0 + 1].line, s.locks.locks[t->lock0].line);
+	sim_free(&s);
+	scenario_free(&sc);
+}
+END_TEST
+
+START_TEST(test_resolve_follows_the_hash)
+{
+	struct scenario sc;
+	struct sim s;
+	const struct process *p;
+	struct op_target t;
+	uint64_t uaddr = UINT64_C(0x7f0000001234);
+	struct futex_key key;
+	uint32_t h;
+
+	build(&sc, &s, "e5-2650-2s", "linux-6.18", "");
+	p = &s.ft.procs[0];
+	/* private op: the private hash, jhash2 over the address words with the offset as initval */
+	t = futex_tables_resolve(&s.ft, 0, uaddr, false);
+	ck_assert_ptr_eq(t.table, p->phash);
+	{
+		uint32_t words[2] = { 0x00001000, 0x7f00 };
+
+		ck_assert_uint_eq(t.bucket, jhash2(words, 2, 0x234) & 15);
+	}
+	/* shared op: a global table, node from the bits above the bucket index */
+	t = futex_tables_resolve(&s.ft, 0, uaddr, true);
+	key = futex_key_mm_shared(p->mm, uaddr);
+	{
+		uint32_t words[4] = { (uint32_t)key.ptr, (uint32_t)(key.ptr >> 32), (uint32_t)key.word,
+				      (uint32_t)(key.word >> 32) };
+
+		h = jhash2(words, 4, 0x234 | FUT_OFF_MMSHARED);
+	}
+	ck_assert_uint_eq(t.bucket, h & 4095);
+	ck_assert_ptr_eq(t.table, s.ft.tables[(h >> 12) % 2]);
+	sim_free(&s);
+	scenario_free(&sc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("kernel");
+	TCase *sizes = tcase_create("sizing");
+	TCase *designs = tcase_create("designs");
+
+	tcase_add_test(sizes, test_roundup_pow2);
+	tcase_add_test(sizes, test_global_sizes);
+	tcase_add_test(sizes, test_private_sizes);
+	tcase_add_test(designs, test_presets_inherit);
+	tcase_add_test(designs, test_bad_designs);
+	tcase_add_test(designs, test_tables_of_presets);
+	tcase_add_test(designs, test_packed_buckets_share_lines);
+	tcase_add_test(designs, test_resolve_follows_the_hash);
+	tcase_set_timeout(designs, 20);
+	suite_add_tcase(s, sizes);
+	suite_add_tcase(s, designs);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}
