@@ -1,0 +1,228 @@
+#include "sim/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *capture(void (*print)(void *, FILE *), void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	print(arg, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct header_arg {
+	const struct sim *s;
+};
+
+static void print_header(void *arg, FILE *f)
+{
+	const struct sim *s = ((struct header_arg *)arg)->s;
+
+	s->sc->wl_type->print_header(s->sc->wl_params, sim_window_secs(s), f);
+}
+
+struct thread_arg {
+	const struct sim *s;
+	const struct task *t;
+	uint64_t ops_per_sec;
+};
+
+static void print_thread(void *arg, FILE *f)
+{
+	struct thread_arg *a = arg;
+
+	a->s->sc->wl_type->print_thread(a->s->wl, a->t, a->ops_per_sec, f);
+}
+
+struct ranked {
+	uint64_t transfers;
+	uint32_t line;
+};
+
+static int by_transfers(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->transfers != y->transfers)
+		return x->transfers > y->transfers ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int gather_hot_lines(struct results *r, const struct sim *s, uint32_t nhot)
+{
+	const struct coherence *c = &s->coh;
+	struct ranked *rank = malloc((c->nlines ? c->nlines : 1) * sizeof(*rank));
+	uint32_t n = 0;
+
+	if (!rank)
+		return -1;
+	for (uint32_t l = 0; l < c->nlines; l++) {
+		uint64_t sum = 0;
+
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			sum += c->lines[l].stats.transfers[k];
+		if (sum)
+			rank[n++] = (struct ranked){ sum, l };
+	}
+	qsort(rank, n, sizeof(*rank), by_transfers);
+	r->nhot = n < nhot ? n : nhot;
+	r->hot = calloc(r->nhot ? r->nhot : 1, sizeof(*r->hot));
+	if (!r->hot) {
+		free(rank);
+		return -1;
+	}
+	for (uint32_t i = 0; i < r->nhot; i++) {
+		const struct line_stats *st = &c->lines[rank[i].line].stats;
+		struct line_result *h = &r->hot[i];
+		char what[256];
+
+		h->line = rank[i].line;
+		h->what = strdup(memmap_describe(&s->mem, rank[i].line, what, sizeof(what)));
+		h->reads = c->lines[rank[i].line].reads;
+		h->writes = c->lines[rank[i].line].writes;
+		h->fills = st->fills;
+		memcpy(h->transfers, st->transfers, sizeof(h->transfers));
+		h->total_transfers = rank[i].transfers;
+		h->queued_ps = st->queued_ps;
+		if (!h->what) {
+			free(rank);
+			return -1;
+		}
+	}
+	free(rank);
+	return 0;
+}
+
+int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs)
+{
+	const struct scenario *sc = s->sc;
+	struct header_arg ha = { s };
+	double secs = sim_window_secs(s);
+	uint64_t *per_thread;
+
+	memset(r, 0, sizeof(*r));
+	r->scenario = strdup(sc->name);
+	r->machine = strdup(sc->machine.name);
+	r->kernel = strdup(sc->kernel.name);
+	r->workload = strdup(sc->wl_type->name);
+	r->perf_header = capture(print_header, &ha);
+	r->seed = sc->seed;
+	r->warmup_ps = s->warmup_end;
+	r->window_ps = s->end - s->warmup_end;
+	r->nthreads = s->tasks.n;
+	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
+	per_thread = calloc(r->nthreads ? r->nthreads : 1, sizeof(*per_thread));
+	if (!r->scenario || !r->machine || !r->kernel || !r->workload || !r->perf_header || !r->threads ||
+	    !per_thread) {
+		free(per_thread);
+		return -1;
+	}
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		const struct task *t = &s->tasks.v[i];
+		struct thread_result *tr = &r->threads[i];
+		struct thread_arg ta;
+
+		tr->id = t->id;
+		tr->cpu = t->cpu;
+		tr->node = t->node;
+		tr->ops = t->ops;
+		tr->ops_per_sec = perf_ops_per_sec(t->ops, secs);
+		ta = (struct thread_arg){ s, t, tr->ops_per_sec };
+		tr->perf_line = capture(print_thread, &ta);
+		per_thread[i] = tr->ops_per_sec;
+		r->total_ops += t->ops;
+		r->ops_simulated += t->ops_total;
+		if (!tr->perf_line) {
+			free(per_thread);
+			return -1;
+		}
+	}
+	r->avg = perf_average(per_thread, r->nthreads);
+	free(per_thread);
+	memcpy(r->transfers, s->coh.total_transfers, sizeof(r->transfers));
+	r->fills = s->coh.total_fills;
+	r->wall_secs = wall_secs;
+	r->events = s->eng.events;
+	return gather_hot_lines(r, s, nhot);
+}
+
+void results_free(struct results *r)
+{
+	free(r->scenario);
+	free(r->machine);
+	free(r->kernel);
+	free(r->workload);
+	free(r->perf_header);
+	for (uint32_t i = 0; r->threads && i < r->nthreads; i++)
+		free(r->threads[i].perf_line);
+	free(r->threads);
+	for (uint32_t i = 0; r->hot && i < r->nhot; i++)
+		free(r->hot[i].what);
+	free(r->hot);
+	memset(r, 0, sizeof(*r));
+}
+
+static void print_si(FILE *out, double v)
+{
+	if (v >= 1e9)
+		fprintf(out, "%.2fG", v / 1e9);
+	else if (v >= 1e6)
+		fprintf(out, "%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		fprintf(out, "%.2fk", v / 1e3);
+	else
+		fprintf(out, "%.0f", v);
+}
+
+void results_print_summary(const struct results *r, int per_thread, FILE *out)
+{
+	double secs = (double)r->window_ps / 1e12;
+	uint64_t all = r->transfers[XFER_SMT] + r->transfers[XFER_NODE] + r->transfers[XFER_REMOTE];
+
+	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", FUTEXSIM_VERSION,
+		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
+	fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
+	fputs(r->perf_header, out);
+	if (per_thread) {
+		for (uint32_t i = 0; i < r->nthreads; i++)
+			fputs(r->threads[i].perf_line, out);
+		fputc('\n', out);
+	}
+	fprintf(out, "Averaged %llu operations/sec (+- %.2f%%), total secs = %.6g\n\n",
+		(unsigned long long)r->avg.mean, r->avg.stderr_pct, secs);
+
+	fprintf(out, "futexsim: %.6g ms warm-up, %.6g ms measured (simulated time)\n", (double)r->warmup_ps / 1e9,
+		(double)r->window_ps / 1e9);
+	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
+	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
+		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
+		(unsigned long long)r->transfers[XFER_REMOTE],
+		r->total_ops ? (double)all / (double)r->total_ops : 0.0);
+	fprintf(out, "  DRAM fills       %llu\n", (unsigned long long)r->fills);
+	if (r->nhot) {
+		fprintf(out, "  hottest lines    transfers (smt/node/remote)  line\n");
+		for (uint32_t i = 0; i < r->nhot; i++) {
+			const struct line_result *h = &r->hot[i];
+
+			fprintf(out, "    %2u. %10llu (%llu/%llu/%llu)  %s\n", i + 1,
+				(unsigned long long)h->total_transfers, (unsigned long long)h->transfers[XFER_SMT],
+				(unsigned long long)h->transfers[XFER_NODE],
+				(unsigned long long)h->transfers[XFER_REMOTE], h->what);
+		}
+	}
+	fprintf(out, "  wall time %.3f s for %llu simulated ops and %llu events: ", r->wall_secs,
+		(unsigned long long)r->ops_simulated, (unsigned long long)r->events);
+	print_si(out, r->wall_secs > 0 ? (double)r->ops_simulated / r->wall_secs : 0);
+	fprintf(out, " ops/s, ");
+	print_si(out, r->wall_secs > 0 ? (double)r->events / r->wall_secs : 0);
+	fprintf(out, " events/s\n");
+}

@@ -1,0 +1,274 @@
+#include "sim/scenario.h"
+
+#include <dirent.h>
+#include <gsl/gsl_rng.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/config.h"
+
+#define MAX_INHERIT_DEPTH 8
+#define MAX_PRESETS 256
+
+const char *scenario_config_dir(void)
+{
+	const char *dir = getenv("FUTEXSIM_CONFIGS");
+
+	return dir && *dir ? dir : FUTEXSIM_CONFIG_DIR;
+}
+
+/* A copy of map `m` without `key`. */
+static struct yt_node *map_without(struct yt_doc *d, const struct yt_node *m, const char *key)
+{
+	struct yt_node *out = yt_new_map(d, m->mark);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < m->len; i++)
+		if (strcmp(m->keys[i], key) != 0 && yt_map_put(d, out, m->keys[i], m->key_marks[i], m->items[i]) < 0)
+			return NULL;
+	return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "unknown kernel preset 'x' (did you mean 'y'? known: a, b)" */
+static int unknown_preset(const char *kind_dir, const char *kind, const struct yt_node *name, struct fs_error *e)
+{
+	char dir[4096], known[512] = "";
+	const char *names[MAX_PRESETS + 1];
+	char *owned[MAX_PRESETS];
+	size_t n = 0, used = 0;
+	const char *near;
+	struct dirent *ent;
+	DIR *dh;
+
+	snprintf(dir, sizeof(dir), "%s/%s", scenario_config_dir(), kind_dir);
+	dh = opendir(dir);
+	while (dh && (ent = readdir(dh)) && n < MAX_PRESETS) {
+		size_t len = strlen(ent->d_name);
+
+		if (len > 5 && strcmp(ent->d_name + len - 5, ".yaml") == 0) {
+			owned[n] = strndup(ent->d_name, len - 5);
+			if (owned[n])
+				names[n] = owned[n], n++;
+		}
+	}
+	if (dh)
+		closedir(dh);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	names[n] = NULL;
+	for (size_t i = 0; i < n && used < sizeof(known); i++)
+		used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", i ? ", " : "", names[i]);
+	near = cfg_nearest(name->scalar, names);
+	fs_fail_at(e, &name->mark, "unknown %s preset '%s' (%s%s%sknown in %s: %s)", kind, name->scalar,
+		   near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", dir, n ? known : "none");
+	for (size_t i = 0; i < n; i++)
+		free(owned[i]);
+	return -1;
+}
+
+/* The file a preset reference names: a path (has '/' or ends in .yaml; relative
+ * to the working directory, else to `base_dir`), or a name under configs/KIND/. */
+static int locate_preset(const char *kind_dir, const char *kind, const struct yt_node *name, const char *base_dir,
+			 char *out, size_t outlen, struct fs_error *e)
+{
+	const char *s = name->scalar;
+	size_t len = strlen(s);
+
+	if (!*s)
+		return fs_fail_at(e, &name->mark, "%s: empty preset name", kind);
+	if (strchr(s, '/') || (len > 5 && strcmp(s + len - 5, ".yaml") == 0)) {
+		snprintf(out, outlen, "%s", s);
+		if (access(out, R_OK) == 0 || s[0] == '/')
+			return 0;
+		snprintf(out, outlen, "%s/%s", base_dir, s);
+		if (access(out, R_OK) == 0)
+			return 0;
+		return fs_fail_at(e, &name->mark, "%s file '%s' not found (looked in the working directory and %s)",
+				  kind, s, base_dir);
+	}
+	snprintf(out, outlen, "%s/%s/%s.yaml", scenario_config_dir(), kind_dir, s);
+	if (access(out, R_OK) == 0)
+		return 0;
+	return unknown_preset(kind_dir, kind, name, e);
+}
+
+static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, const char *kind_dir,
+			       const char *kind, const char *base_dir, int depth, struct fs_error *e);
+
+/* A preset file with its `inherit:` chain merged in. */
+static struct yt_node *load_preset(struct scenario *sc, const struct yt_node *name, const char *kind_dir,
+				   const char *kind, const char *base_dir, int depth, struct fs_error *e)
+{
+	char path[4096], dir[4096];
+	struct yt_node *tree, *inherit, *base;
+
+	if (depth > MAX_INHERIT_DEPTH) {
+		fs_fail_at(e, &name->mark, "%s presets inherit more than %d levels deep (a cycle?)", kind,
+			   MAX_INHERIT_DEPTH);
+		return NULL;
+	}
+	if (locate_preset(kind_dir, kind, name, base_dir, path, sizeof(path), e) < 0)
+		return NULL;
+	tree = yt_load_file(sc->doc, path, e);
+	if (!tree || cfg_expect(tree, YT_MAP, kind, e) < 0)
+		return NULL;
+	inherit = yt_get(tree, "inherit");
+	if (!inherit)
+		return tree;
+	if (cfg_expect(inherit, YT_SCALAR, "inherit", e) < 0)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", path);
+	base = resolve(sc, inherit, kind_dir, kind, dirname(dir), depth + 1, e);
+	if (!base)
+		return NULL;
+	tree = map_without(sc->doc, tree, "inherit");
+	return tree ? yt_merge(sc->doc, base, tree) : NULL;
+}
+
+/* `machine:`/`kernel:` as a name, a path, or a map with an optional `preset:`. */
+static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, const char *kind_dir,
+			       const char *kind, const char *base_dir, int depth, struct fs_error *e)
+{
+	const struct yt_node *preset;
+	struct yt_node *base, *over;
+
+	if (ref->kind == YT_SCALAR)
+		return load_preset(sc, ref, kind_dir, kind, base_dir, depth, e);
+	if (cfg_expect(ref, YT_MAP, kind, e) < 0)
+		return NULL;
+	preset = yt_get(ref, "preset");
+	if (!preset)
+		return (struct yt_node *)ref;
+	if (cfg_expect(preset, YT_SCALAR, "preset", e) < 0)
+		return NULL;
+	base = load_preset(sc, preset, kind_dir, kind, base_dir, depth, e);
+	over = base ? map_without(sc->doc, ref, "preset") : NULL;
+	return over ? yt_merge(sc->doc, base, over) : NULL;
+}
+
+static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_error *e)
+{
+	static const char *const keys[] = { "duration", "warmup", "seed", "aslr", "user_memory_node", NULL };
+	bool aslr;
+
+	if (run && (cfg_expect(run, YT_MAP, "run", e) < 0 || cfg_check_keys(run, "run", keys, e) < 0))
+		return -1;
+	if (cfg_get_duration(run, "duration", 10 * PS_PER_MS, 1, SCENARIO_MAX_SIM_PS, &sc->duration, e) < 0 ||
+	    cfg_get_duration(run, "warmup", 1 * PS_PER_MS, 0, SCENARIO_MAX_SIM_PS, &sc->warmup, e) < 0 ||
+	    cfg_get_u64(run, "seed", 1, 0, UINT64_MAX, &sc->seed, e) < 0 ||
+	    cfg_get_bool(run, "aslr", true, &aslr, e) < 0 ||
+	    cfg_get_u32(run, "user_memory_node", 0, 0, sc->machine.nodes - 1, &sc->user_node, e) < 0)
+		return -1;
+	if (sc->duration + sc->warmup > SCENARIO_MAX_SIM_PS)
+		return fs_fail_at(e, &run->mark, "run: warmup + duration exceed the limit of 3600 s simulated");
+	/* A PIE heap's place, randomised per seed as ASLR would (28 bits of pages). */
+	sc->user_base = UINT64_C(0x555555554000);
+	if (aslr) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+		if (!r)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+		gsl_rng_set(r, sc->seed ^ UINT64_C(0x5a5a5a5a));
+		sc->user_base += (uint64_t)gsl_rng_uniform_int(r, 1ul << 28) << 12;
+		gsl_rng_free(r);
+	}
+	return 0;
+}
+
+static int parse_output(struct scenario *sc, const struct yt_node *out, struct fs_error *e)
+{
+	static const char *const keys[] = { "per_thread", "hottest_lines", NULL };
+
+	if (out && (cfg_expect(out, YT_MAP, "output", e) < 0 || cfg_check_keys(out, "output", keys, e) < 0))
+		return -1;
+	return cfg_get_bool(out, "per_thread", false, &sc->per_thread, e) < 0 ||
+			       cfg_get_u32(out, "hottest_lines", 5, 0, 1000, &sc->hottest_lines, e) < 0
+		       ? -1
+		       : 0;
+}
+
+static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct fs_error *e)
+{
+	int type;
+
+	if (cfg_expect(wl, YT_MAP, "workload", e) < 0 || cfg_require(wl, "type", "workload", e) < 0 ||
+	    cfg_get_enum(wl, "type", workload_names(), 0, &type, e) < 0)
+		return -1;
+	sc->wl_type = workload_find(workload_names()[type]);
+	return sc->wl_type->parse(wl, &sc->machine, &sc->wl_params, e);
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+		  struct fs_error *e)
+{
+	static const char *const keys[] = { "name", "description", "machine", "kernel", "workload",
+					    "run", "output", NULL };
+	struct yt_node *work, *machine, *kernel;
+	char dir[4096];
+
+	memset(sc, 0, sizeof(*sc));
+	sc->doc = yt_doc_new();
+	if (!sc->doc)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	sc->path = path;
+	sc->given = yt_load_file(sc->doc, path, e);
+	if (!sc->given || cfg_expect(sc->given, YT_MAP, "scenario", e) < 0)
+		return -1;
+	work = yt_copy(sc->doc, sc->given);
+	for (size_t i = 0; work && i < nsets; i++)
+		if (yt_apply_set(sc->doc, &work, sets[i], e) < 0)
+			return -1;
+	if (!work)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	if (cfg_check_keys(work, "scenario", keys, e) < 0 || cfg_require(work, "machine", "scenario", e) < 0 ||
+	    cfg_require(work, "kernel", "scenario", e) < 0 || cfg_require(work, "workload", "scenario", e) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	machine = resolve(sc, yt_get(work, "machine"), "machines", "machine", dirname(dir), 0, e);
+	if (!machine)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	kernel = resolve(sc, yt_get(work, "kernel"), "kernels", "kernel", dirname(dir), 0, e);
+	if (!kernel)
+		return -1;
+	sc->resolved = yt_copy(sc->doc, work);
+	if (!sc->resolved || yt_map_put(sc->doc, sc->resolved, "machine", machine->mark, machine) < 0 ||
+	    yt_map_put(sc->doc, sc->resolved, "kernel", kernel->mark, kernel) < 0)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	if (machine_from_yaml(&sc->machine, machine, e) < 0 || kernel_from_yaml(&sc->kernel, kernel, e) < 0 ||
+	    cfg_get_string(work, "name", "", &sc->name, e) < 0 ||
+	    cfg_get_string(work, "description", "", &sc->description, e) < 0 ||
+	    parse_run(sc, yt_get(work, "run"), e) < 0 || parse_output(sc, yt_get(work, "output"), e) < 0 ||
+	    parse_workload(sc, yt_get(work, "workload"), e) < 0)
+		return -1;
+	if (!*sc->name) {
+		/* default name: the file's base name without .yaml */
+		char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : (char *)path;
+		size_t len = strlen(base);
+		struct yt_node *n;
+
+		if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+			len -= 5;
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, base);
+		n = yt_new_scalar(sc->doc, dir, false, sc->given->mark);
+		sc->name = n ? n->scalar : "scenario";
+	}
+	return 0;
+}
+
+void scenario_free(struct scenario *sc)
+{
+	if (sc->wl_type && sc->wl_params)
+		sc->wl_type->free_params(sc->wl_params);
+	machine_free(&sc->machine);
+	yt_doc_free(sc->doc);
+	memset(sc, 0, sizeof(*sc));
+}

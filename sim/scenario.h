@@ -1,0 +1,60 @@
+/* A scenario: the YAML a user runs, with its machine and kernel presets resolved,
+ * --set overrides applied, and every section parsed into model parameters.
+ *
+ * Keys (docs/scenario.md): name, description, machine, kernel, workload, run,
+ * output. `machine` and `kernel` name a preset (configs/machines/NAME.yaml,
+ * configs/kernels/NAME.yaml), give a path to a YAML file, or are a map with an
+ * optional `preset: NAME` plus fields that override the preset's. Presets may
+ * `inherit: OTHER` and override fields the same way.
+ */
+#ifndef FUTEXSIM_SCENARIO_H
+#define FUTEXSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/kernel.h"
+#include "models/machine.h"
+#include "models/workload.h"
+#include "sim/error.h"
+#include "sim/simtime.h"
+#include "sim/yamltree.h"
+
+/* Runs are refused beyond this much simulated time (keeps every sum of times far
+ * from 2^64 ps). */
+#define SCENARIO_MAX_SIM_PS (3600ull * 1000000000000ull)
+
+struct scenario {
+	struct yt_doc *doc;
+	const char *path;
+	struct yt_node *given;        /* the file as loaded */
+	struct yt_node *resolved;     /* overrides applied, presets merged in */
+	const char *name;
+	const char *description;
+
+	struct machine machine;
+	struct kernel_design kernel;
+	const struct workload_type *wl_type;
+	void *wl_params;
+
+	simtime_t duration, warmup;
+	uint64_t seed;
+	uint32_t user_node;           /* node first touching user memory */
+	uint64_t user_base;           /* user heap base (page aligned; seeded ASLR) */
+
+	bool per_thread;              /* print perf's per-thread lines */
+	uint32_t hottest_lines;       /* lines listed in the summary */
+};
+
+/* Loads `path`, applies `sets` ("dotted.path=VALUE") in order, resolves presets
+ * and parses everything. On error fills `e` (FILE:LINE:COL where it applies). */
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+		  struct fs_error *e);
+void scenario_free(struct scenario *sc);
+
+/* Directory holding machines/ and kernels/ presets ($FUTEXSIM_CONFIGS or the
+ * source tree's configs/). */
+const char *scenario_config_dir(void);
+
+#endif

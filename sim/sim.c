@@ -1,0 +1,78 @@
+#include "sim/sim.h"
+
+#include <string.h>
+
+/* The measuring window starts: counters restart from zero. */
+static void on_control(void *ctx, uint32_t target)
+{
+	struct sim *s = ctx;
+
+	(void)target;
+	coh_reset_stats(&s->coh);
+	spinlocks_reset_stats(&s->locks);
+}
+
+static void wl_op_done(void *ctx, struct task *t)
+{
+	struct sim *s = ctx;
+
+	s->sc->wl_type->op_done(s->wl, t);
+}
+
+int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
+{
+	uint32_t ntasks = sc->wl_type->ntasks(sc->wl_params);
+
+	memset(s, 0, sizeof(*s));
+	s->sc = sc;
+	s->m = &sc->machine;
+	s->k = &sc->kernel;
+	s->warmup_end = sc->warmup;
+	s->end = sc->warmup + sc->duration;
+	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
+	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
+	    spinlocks_init(&s->locks, ntasks) < 0 ||
+	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_node, sc->user_base) < 0)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory building the simulation");
+	s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!s->rng)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory building the simulation");
+	gsl_rng_set(s->rng, sc->seed);
+	s->control_kind = engine_register(&s->eng, on_control, s);
+	if (futex_tables_init(&s->ft, s->k, s->m, &s->mem, &s->locks, e) < 0)
+		return -1;
+	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines, wl_op_done, s);
+	s->tasks.window_start = s->warmup_end;
+	s->tasks.window_end = s->end;
+	return sc->wl_type->setup(s, sc->wl_params, &s->wl, e);
+}
+
+int sim_run(struct sim *s, struct fs_error *e)
+{
+	if (s->warmup_end > 0)
+		engine_schedule(&s->eng, s->warmup_end, s->control_kind, 0);
+	engine_run(&s->eng, s->end);
+	if (s->eng.out_of_memory)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory while simulating");
+	return 0;
+}
+
+void sim_free(struct sim *s)
+{
+	if (s->wl && s->sc)
+		s->sc->wl_type->free_state(s->wl);
+	if (s->rng)
+		gsl_rng_free(s->rng);
+	futex_tables_free(&s->ft);
+	memmap_free(&s->mem);
+	spinlocks_free(&s->locks);
+	coh_free(&s->coh);
+	tasks_free(&s->tasks);
+	engine_free(&s->eng);
+	memset(s, 0, sizeof(*s));
+}
+
+double sim_window_secs(const struct sim *s)
+{
+	return (double)(s->end - s->warmup_end) / 1e12;
+}

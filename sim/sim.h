@@ -1,0 +1,49 @@
+/* One simulation: every model of a scenario wired together, run, and its results.
+ *
+ * sim_build() constructs the models from a loaded scenario (sim/scenario.h):
+ * engine, coherence, memory map, spinlocks, futex tables, tasks, the workload;
+ * sim_run() runs the warm-up and the measuring window; the results stay in the
+ * models (per-task ops, per-line and per-lock counters) for reports.
+ * All mutable state of a run lives here: nothing is global.
+ */
+#ifndef FUTEXSIM_SIM_H
+#define FUTEXSIM_SIM_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/coherence.h"
+#include "models/futex_table.h"
+#include "models/memmap.h"
+#include "models/spinlock.h"
+#include "models/task.h"
+#include "models/workload.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/scenario.h"
+
+struct sim {
+	const struct scenario *sc;
+	const struct machine *m;
+	const struct kernel_design *k;
+	struct engine eng;
+	struct coherence coh;
+	struct memmap mem;
+	struct spinlocks locks;
+	struct futex_tables ft;
+	struct tasks tasks;
+	gsl_rng *rng;
+	void *wl;                 /* the workload's state */
+	simtime_t warmup_end, end;
+	uint32_t control_kind;    /* engine event: end of warm-up */
+};
+
+int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e);
+int sim_run(struct sim *s, struct fs_error *e);
+void sim_free(struct sim *s);
+
+/* Measured seconds of simulated time (the window after the warm-up). */
+double sim_window_secs(const struct sim *s);
+
+#endif

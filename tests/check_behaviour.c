@@ -1,0 +1,184 @@
+/* Behaviour that must hold by construction of a faithful model, on small scenarios:
+ * a lone thread never moves a line; rcuref costs two transfers of its counter line
+ * per op when threads on different cores alternate (and none without it); more
+ * buckets never lower throughput much in the contended range; every op takes its
+ * bucket lock once; the same scenario and seed give the same run. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+#define E5 "scenarios/e5-2650-hashbench.yaml"
+
+static uint64_t window_ops(const struct sim *s)
+{
+	uint64_t ops = 0;
+
+	for (uint32_t i = 0; i < s->tasks.n; i++)
+		ops += s->tasks.v[i].ops;
+	return ops;
+}
+
+START_TEST(test_lone_thread_never_transfers)
+{
+	static const char *const sets[] = {
+		"kernel=linux-6.18", "workload.threads=1", "run.duration=200us", "run.warmup=20us",
+	};
+	struct tu_run r;
+	uint64_t all = 0;
+
+	tu_run(&r, E5, sets, 4);
+	ck_assert_uint_gt(window_ops(&r.s), 100);
+	ck_assert_ptr_nonnull(r.s.ft.procs[0].phash);
+	ck_assert_uint_eq(tu_transfers_of(&r.s, "private hash of process 0"), 0);
+	for (int k = 0; k < XFER_NCLASSES; k++)
+		all += r.s.coh.total_transfers[k];
+	ck_assert_uint_eq(all, 0);
+	tu_run_free(&r);
+}
+END_TEST
+
+/* The header's users field on a line of its own, so only the refcount touches it. */
+#define OWN_LINE "kernel.layout.private_hash_header={size: 128, align: 64, fields: {users: 0, hash_mask: 64}}"
+
+START_TEST(test_rcuref_two_transfers_per_op)
+{
+	static const char *const sets[] = {
+		"kernel=linux-6.16-dev", OWN_LINE, "kernel.private_hash.buckets=4096",
+		"workload.threads=8", "workload.cpus=0-7", "run.duration=300us", "run.warmup=30us",
+	};
+	struct tu_run r;
+	uint64_t ops, xfers;
+
+	tu_run(&r, E5, sets, 7);
+	ops = window_ops(&r.s);
+	xfers = tu_transfers_of(&r.s, "private hash header of process 0");
+	ck_assert_uint_gt(ops, 1000);
+	/* get and put are one RMW each: at most two transfers per op, and with eight
+	 * threads taking turns nearly every RMW finds the line on another core */
+	ck_assert_msg(xfers <= 2 * ops + 16 && xfers >= 19 * ops / 10, "%llu transfers for %llu ops",
+		      (unsigned long long)xfers, (unsigned long long)ops);
+	tu_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_immutable_and_percpu_never_move_the_counter)
+{
+	static const char *const modes[] = { "kernel.private_hash.refcount=none",
+					     "kernel.private_hash.refcount=percpu-6.17",
+					     "kernel.private_hash.refcount=percpu-6.18" };
+
+	for (int i = 0; i < 3; i++) {
+		const char *sets[] = {
+			"kernel=linux-6.16-dev", OWN_LINE, modes[i], "kernel.private_hash.buckets=4096",
+			"workload.threads=8", "workload.cpus=0-7", "run.duration=100us", "run.warmup=10us",
+		};
+		struct tu_run r;
+
+		tu_run(&r, E5, sets, 8);
+		ck_assert_uint_gt(window_ops(&r.s), 500);
+		ck_assert_uint_eq(tu_transfers_of(&r.s, "private hash header of process 0"), 0);
+		ck_assert_uint_eq(tu_transfers_of(&r.s, "per-CPU futex_ref"), 0);
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_more_buckets_never_much_slower)
+{
+	double prev = 0;
+
+	for (unsigned b = 2; b <= 256; b *= 2) {
+		char buckets[64];
+		const char *sets[] = { buckets, "run.duration=2ms", "run.warmup=200us" };
+		struct tu_run r;
+		double mean;
+
+		snprintf(buckets, sizeof(buckets), "kernel.private_hash.buckets=%u", b);
+		tu_run(&r, E5, sets, 3);
+		mean = (double)window_ops(&r.s) / r.s.tasks.n;
+		ck_assert_msg(mean >= 0.95 * prev, "%u buckets: %.0f ops per thread, %u buckets had %.0f", b, mean,
+			      b / 2, prev);
+		prev = mean;
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_each_op_takes_its_bucket_lock_once)
+{
+	static const char *const sets[] = { "kernel.private_hash.buckets=4", "run.duration=500us",
+					    "run.warmup=0ns" };
+	struct tu_run r;
+	uint64_t acquisitions = 0, ops_started_or_done = 0, contended = 0;
+
+	tu_run(&r, E5, sets, 3);
+	for (uint32_t l = 0; l < r.s.locks.n; l++) {
+		acquisitions += r.s.locks.locks[l].acquisitions;
+		contended += r.s.locks.locks[l].contended;
+		/* queued tasks are waiting for this lock: the head spins (or its hand-off is
+		 * on the way), the others wait on their MCS nodes */
+		for (uint32_t q = r.s.locks.locks[l].qhead; q != SPIN_NONE; q = r.s.locks.next[q]) {
+			uint8_t st = r.s.tasks.v[q].state;
+
+			if (q == r.s.locks.locks[l].qhead)
+				ck_assert(st == TS_LOCK_MCS || st == TS_LOCK_SPIN || st == TS_LOCK_TAKE);
+			else
+				ck_assert(st == TS_LOCK_MCS);
+		}
+	}
+	for (uint32_t i = 0; i < r.s.tasks.n; i++)
+		ops_started_or_done += r.s.tasks.v[i].ops_total;
+	/* every completed op took the lock once; ops cut off by the end took it at most once more */
+	ck_assert_uint_ge(acquisitions, ops_started_or_done);
+	ck_assert_uint_le(acquisitions, ops_started_or_done + r.s.tasks.n);
+	ck_assert_uint_gt(contended, acquisitions / 2); /* 28 threads on 4 buckets: mostly queued */
+	tu_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_same_seed_same_run)
+{
+	static const char *const sets[] = { "kernel.private_hash.buckets=16", "run.duration=300us",
+					    "run.warmup=30us" };
+	struct tu_run a, b;
+
+	tu_run(&a, E5, sets, 3);
+	tu_run(&b, E5, sets, 3);
+	ck_assert_uint_eq(a.s.eng.events, b.s.eng.events);
+	for (uint32_t i = 0; i < a.s.tasks.n; i++)
+		ck_assert_uint_eq(a.s.tasks.v[i].ops, b.s.tasks.v[i].ops);
+	ck_assert_uint_eq(a.s.coh.nlines, b.s.coh.nlines);
+	for (uint32_t l = 0; l < a.s.coh.nlines; l++) {
+		ck_assert_uint_eq(a.s.coh.lines[l].reads, b.s.coh.lines[l].reads);
+		ck_assert_uint_eq(a.s.coh.lines[l].writes, b.s.coh.lines[l].writes);
+		ck_assert_mem_eq(&a.s.coh.lines[l].stats, &b.s.coh.lines[l].stats, sizeof(a.s.coh.lines[l].stats));
+	}
+	tu_run_free(&a);
+	tu_run_free(&b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("behaviour");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_add_test(tc, test_lone_thread_never_transfers);
+	tcase_add_test(tc, test_rcuref_two_transfers_per_op);
+	tcase_add_test(tc, test_immutable_and_percpu_never_move_the_counter);
+	tcase_add_test(tc, test_more_buckets_never_much_slower);
+	tcase_add_test(tc, test_each_op_takes_its_bucket_lock_once);
+	tcase_add_test(tc, test_same_seed_same_run);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}

@@ -1,0 +1,165 @@
+/* Tests of bin/futexsim's command line: help, the perf-shaped summary, --set and
+ * --seed, exit statuses and FILE:LINE:COL errors, and identical output for the
+ * same scenario and seed. Runs the binary ($FUTEXSIM or bin/futexsim). */
+#include <check.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+#define QUICK "scenarios/quickstart.yaml --set run.duration=200us --set run.warmup=20us"
+
+static int count_matches(const char *text, const char *pattern)
+{
+	regex_t re;
+	int n = 0;
+	char *copy = strdup(text), *save = NULL;
+
+	ck_assert_int_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		n += regexec(&re, line, 0, NULL, 0) == 0;
+	regfree(&re);
+	free(copy);
+	return n;
+}
+
+START_TEST(test_help)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_futexsim("--help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "run SCENARIO.yaml"));
+	ck_assert_ptr_nonnull(strstr(out, "Exit status"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run --help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--set KEY=VALUE"));
+	ck_assert_ptr_nonnull(strstr(out, "--seed N"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("frobnicate", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --frob", &out), 2);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_summary_has_perf_shape)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --per-thread", &out), 0);
+	ck_assert_int_eq(count_matches(out, "^Averaged [0-9]+ operations/sec \\(\\+- [0-9]+\\.[0-9]{2}%\\), "
+					    "total secs = [0-9.]+$"),
+			 1);
+	ck_assert_int_eq(count_matches(out, "^\\[thread +[0-9]+\\] futexes: 0x[0-9a-f]+ \\.\\.\\. 0x[0-9a-f]+ "
+					    "\\[ [0-9]+ ops/sec \\]$"),
+			 8);
+	ck_assert_int_eq(count_matches(out, "^Run summary \\[PID 0\\]: 8 threads, each operating on 1024 "
+					    "\\[private\\] futexes"),
+			 1);
+	ck_assert_int_eq(count_matches(out, "^  total ops +[0-9]+$"), 1);
+	ck_assert_int_eq(count_matches(out, "^  line transfers +[0-9]+ within SMT core, [0-9]+ within node, "
+					    "[0-9]+ across nodes"),
+			 1);
+	ck_assert_int_eq(count_matches(out, "^ +1\\. +[0-9]+ \\([0-9]+/[0-9]+/[0-9]+\\)  .+"), 1);
+	free(out);
+}
+END_TEST
+
+/* Everything but the wall-clock line is a function of the scenario and the seed. */
+static char *without_wall_line(char *s)
+{
+	char *w = strstr(s, "  wall time");
+
+	if (w)
+		*w = '\0';
+	return s;
+}
+
+START_TEST(test_same_seed_same_output)
+{
+	char *a, *b, *c;
+
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2", &a), 0);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2", &b), 0);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 8 --set kernel.private_hash.buckets=2", &c), 0);
+	ck_assert_str_eq(without_wall_line(a), without_wall_line(b));
+	/* another seed moves the heap (ASLR) and the start times: another run */
+	ck_assert_str_ne(without_wall_line(a), without_wall_line(c));
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+START_TEST(test_set_overrides)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set workload.threads=3 --per-thread", &out), 0);
+	ck_assert_int_eq(count_matches(out, "^\\[thread"), 3);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set kernel=linux-6.15", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "kernel linux-6.15"));
+	ck_assert_ptr_nonnull(strstr(out, "global hash bucket"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set machine=configs/machines/e5-2650-2s.yaml "
+				     "--set workload.threads=28",
+				     &out),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "machine e5-2650-2s"));
+	free(out);
+}
+END_TEST
+
+START_TEST(test_errors_name_the_place)
+{
+	char *out, args[512];
+	char *path = tu_write_temp("machine: small-1node\nkernel: linux-6.18\nworkload:\n  type: hash-bench\n"
+				   "  treads: 4\n");
+
+	snprintf(args, sizeof(args), "run %s", path);
+	ck_assert_int_eq(tu_futexsim(args, &out), 3);
+	ck_assert_msg(strstr(out, path) && strstr(out, ":5:3: unknown key 'treads'") &&
+			      strstr(out, "did you mean 'threads'"),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set workload.futexes=lots", &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, "--set workload.futexes=lots:1:"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set noequals", &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, "noequals"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run /nonexistent/scenario.yaml", &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/scenario.yaml"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed -1", &out), 2);
+	free(out);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("futexsim");
+
+	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_summary_has_perf_shape);
+	tcase_add_test(tc, test_same_seed_same_output);
+	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_errors_name_the_place);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}
