@@ -6,7 +6,7 @@
 #   make         build bin/futexsim only
 #
 # Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
-# -fsanitize=address,undefined), SCENARIO (for `make run`).
+# -fsanitize=address,undefined), SCENARIO (for `make run`), V=1 (show commands).
 
 CC       ?= gcc
 OPT      ?= -O2
@@ -64,21 +64,27 @@ deps:
 	  fi; \
 	fi
 
+# Quiet by default; `make V=1` shows the commands.
+Q := $(if $(V),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BIN): $(BUILD)/sim/main.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
+	@$(if $(V),,echo "  CC+LD   $@")
+	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)

@@ -262,6 +262,7 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	}
 	c->lines[line].stats.queued_ps += start - q->issued;
 	l->inflight = r;
+	l->free_at = start + simtime_scale_milli(cost, m->transfer_occupancy_milli);
 	if (kind != ACCESS_READ)
 		invalidate_watchers(c, line, cpu, start);
 	engine_schedule(c->eng, start + cost, c->done_kind, line);
@@ -292,6 +293,8 @@ static void on_transfer_done(void *ctx, uint32_t line)
 	l->inflight = COH_NONE;
 	l->grace_cpu = c->req[r].cpu;
 	l->grace_until = c->eng->now + c->m->line_hold_ps;
+	if (l->grace_until < l->free_at)
+		l->grace_until = l->free_at;
 	l->grace_write = c->req[r].kind != ACCESS_READ;
 	kick(c, line);
 	c->grant(c->grant_ctx, r, line);

@@ -9,7 +9,10 @@
  * home DRAM. A line serves one transfer at a time, in request order; that queue
  * is where contention comes from. A CPU that receives a line keeps it for the
  * machine's line_hold before the next queued request takes it, so back-to-back
- * accesses (waiters++ then lock) need not lose it in between.
+ * accesses (waiters++ then lock) need not lose it in between. The machine's
+ * transfer_occupancy stretches that: the next hand-off of a line cannot start
+ * before transfer cost x occupancy (the coherence home serialises hand-offs of
+ * one address; a contended line moves slower than point-to-point latency).
  *
  * Requesters are the simulated tasks (0..nrequesters-1); each has at most one
  * request outstanding. When a queued request completes, the engine calls the
@@ -67,6 +70,7 @@ struct line {
 	uint8_t home_node;     /* whose DRAM backs it */
 	uint8_t grace_write;   /* the previous holder had it writable */
 	simtime_t grace_until;
+	simtime_t free_at;     /* the transfer in flight lets the line move on from then */
 	uint64_t reads, writes; /* accesses, hits and misses */
 	struct line_stats stats;
 } __attribute__((aligned(128)));

@@ -91,7 +91,9 @@ static void step_waiters(struct path_builder *b)
 
 static void step_lock(struct path_builder *b)
 {
-	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK });
+	/* work_ps: local work of the MCS slow path, spent only when the lock is contended */
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK,
+				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
 }
 
 static void step_read_uval(struct path_builder *b)

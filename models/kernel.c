@@ -9,7 +9,7 @@ const char *const phash_field_names[] = { "users", "hash_mask", NULL };
 const char *const mm_field_names[] = { "mm_count", "mmap_lock", "futex_phash", "futex_ref", NULL };
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
-	"wait_setup", "uval_read", "ref_get", "ref_put", NULL,
+	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", NULL,
 };
 const char *const futex_op_kind_names[] = { "wait_eagain", NULL };
 
@@ -20,6 +20,7 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_KEY_SHARED] = 250,  /* get_user_pages_fast walk and folio checks */
 	[KC_WAIT_SETUP] = 40,   /* futex_q setup, calls around the bucket lock */
 	[KC_UVAL_READ] = 30,    /* STAC/CLAC and the exception-table-safe load */
+	[KC_LOCK_SLOWPATH] = 30, /* per-CPU node index, init, encode the tail, barriers */
 };
 
 uint32_t roundup_pow2(uint64_t v)

@@ -48,6 +48,7 @@ enum kernel_cost {
 	KC_UVAL_READ,    /* reading the user word under the lock (user-access fixup) */
 	KC_REF_GET,      /* refcount get, local part */
 	KC_REF_PUT,      /* refcount put, local part */
+	KC_LOCK_SLOWPATH,/* queued spinlock slow path: setting up the per-CPU MCS node */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */

@@ -35,7 +35,7 @@ static const char *const topology_keys[] = {
 };
 static const char *const cost_keys[] = {
 	"line_hit", "atomic_hit", "transfer_smt", "transfer_node", "transfer_remote",
-	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", NULL,
+	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy", NULL,
 };
 /* Indexed by enum cpu_numbering. */
 static const char *const numbering_names[] = { "cores-first", "smt-adjacent", NULL };
@@ -322,11 +322,12 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	    read_cost(c, "syscall", 1, f, &m->syscall_ps, e) ||
 	    read_cost(c, "line_hold", 0, f, &m->line_hold_ps, e))
 		return -1;
-	if (cfg_require(c, "smt_slowdown", "costs", e))
+	if (cfg_require(c, "smt_slowdown", "costs", e) ||
+	    cfg_parse_fixed3(yt_get(c, "smt_slowdown"), "costs.smt_slowdown", SMT_SLOWDOWN_NONE_MILLI,
+			     SMT_SLOWDOWN_MAX_MILLI, &m->smt_slowdown_milli, e))
 		return -1;
-	return cfg_parse_fixed3(yt_get(c, "smt_slowdown"), "costs.smt_slowdown",
-				SMT_SLOWDOWN_NONE_MILLI, SMT_SLOWDOWN_MAX_MILLI,
-				&m->smt_slowdown_milli, e);
+	/* optional: 1.0 = a line can move on as soon as its data has arrived */
+	return cfg_get_fixed3(c, "transfer_occupancy", 1000, 1000, 10000, &m->transfer_occupancy_milli, e);
 }
 
 /* ---- precomputed tables --------------------------------------------------- */

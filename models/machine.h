@@ -59,6 +59,9 @@ struct machine {
 				      before a queued request can take it */
 	uint64_t smt_slowdown_milli; /* local work takes this x 1/1000 longer while the
 					sibling hardware thread is busy (1000 = none) */
+	uint64_t transfer_occupancy_milli; /* a transferred line cannot move on before
+					      transfer cost x this / 1000 (1000: as soon as it
+					      arrives); the coherence home serialises hand-offs */
 
 	/* precomputed, indexed [from_node * nodes + to_node] and [cpu * nodes + node];
 	 * per-node rather than per-CPU-pair so the tables stay in the host's L1 */

@@ -44,16 +44,8 @@ uint32_t spinlock_add(struct spinlocks *s, uint32_t line)
 	return s->n++;
 }
 
-bool spinlock_try_or_queue(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, bool *spin)
+static void enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime_t now)
 {
-	struct spinlock *l = &s->locks[lock];
-
-	if (l->holder == SPIN_NONE && l->qhead == SPIN_NONE) {
-		l->holder = r;
-		l->acquisitions++;
-		*spin = false;
-		return true;
-	}
 	s->next[r] = SPIN_NONE;
 	s->queued_at[r] = now;
 	if (l->qtail == SPIN_NONE)
@@ -61,8 +53,39 @@ bool spinlock_try_or_queue(struct spinlocks *s, uint32_t lock, uint32_t r, simti
 	else
 		s->next[l->qtail] = r;
 	l->qtail = r;
-	*spin = l->qhead == r;
-	return false;
+}
+
+static enum spin_try take_if_free(struct spinlock *l, uint32_t r)
+{
+	if (l->holder == SPIN_NONE && l->qhead == SPIN_NONE) {
+		l->holder = r;
+		l->acquisitions++;
+		return SPIN_ACQUIRED;
+	}
+	return SPIN_QUEUE;
+}
+
+enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now)
+{
+	struct spinlock *l = &s->locks[lock];
+
+	if (take_if_free(l, r) == SPIN_ACQUIRED)
+		return SPIN_ACQUIRED;
+	if (l->qhead != SPIN_NONE)
+		return SPIN_QUEUE;
+	enqueue(s, l, r, now);
+	return SPIN_HEAD;
+}
+
+enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, uint32_t *prev)
+{
+	struct spinlock *l = &s->locks[lock];
+
+	*prev = l->qtail;
+	if (take_if_free(l, r) == SPIN_ACQUIRED)
+		return SPIN_ACQUIRED;
+	enqueue(s, l, r, now);
+	return *prev == SPIN_NONE ? SPIN_HEAD : SPIN_QUEUE;
 }
 
 uint32_t spinlock_take(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now)

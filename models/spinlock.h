@@ -1,8 +1,11 @@
 /* Queued spinlocks (the kernel's qspinlock), as state the task executor drives.
  *
- * Taking a free lock is one atomic RMW on the lock's line. A task whose RMW finds
- * the lock held (or others already queued) joins a FIFO queue. Only the queue
- * head spins on the lock's line (a read that stays valid until someone writes the
+ * Taking a free lock is one atomic RMW (cmpxchg) on the lock's line. If the lock
+ * is held but nobody waits, the task becomes the pending waiter and spins at once.
+ * If others wait, it takes the MCS slow path: local work to set up its per-CPU
+ * node, a read of the lock word (trylock), an xchg of the queue tail (another
+ * RMW on the line), and a store linking it behind the previous tail. Only the
+ * queue head spins on the lock's line (a read that stays valid until someone writes the
  * line: models/coherence.h watches); the others spin on their own per-CPU MCS
  * node. When the holder's unlock store reaches the head's re-read, the head takes
  * the lock with one more write, and hands the head role to the next waiter by a
@@ -45,10 +48,23 @@ void spinlocks_free(struct spinlocks *s);
 /* A new unlocked lock on `line`; returns its id, SPIN_NONE when out of memory. */
 uint32_t spinlock_add(struct spinlocks *s, uint32_t line);
 
-/* r's acquiring RMW has completed at `now`. Returns true when r now holds the
- * lock. Otherwise r is queued; *spin tells whether r is the queue head and must
- * spin on the lock's line now (else it waits for the MCS hand-off). */
-bool spinlock_try_or_queue(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, bool *spin);
+/* Outcome of an attempt on the lock word. */
+enum spin_try {
+	SPIN_ACQUIRED, /* the caller holds the lock */
+	SPIN_HEAD,     /* the caller is queued first: it spins on the lock's line */
+	SPIN_QUEUE     /* others are queued: the caller must take the slow path (spinlock_join) */
+};
+
+/* r's cmpxchg on the lock word has completed at `now`. A free lock with nobody
+ * queued is taken; a held lock with nobody queued makes r the (pending) head;
+ * otherwise r is not queued yet and goes through the MCS slow path. */
+enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now);
+
+/* r's xchg of the queue tail has completed at `now` (the slow path). Returns
+ * SPIN_ACQUIRED if the lock became free with nobody queued meanwhile, SPIN_HEAD
+ * if r is first in the queue, else SPIN_QUEUE with *prev = the waiter r queued
+ * behind (whose MCS node r writes). */
+enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, uint32_t *prev);
 
 /* What the spinning head sees when its read of the line completes. */
 static inline bool spinlock_is_free(const struct spinlocks *s, uint32_t lock)

@@ -5,6 +5,11 @@
 
 #include "models/futex_table.h"
 
+/* The accesses a lock micro-op makes to the lock's line, in order: the fast-path
+ * cmpxchg; on the MCS slow path, after local work, the trylock read and the xchg
+ * of the queue tail. */
+enum lock_stage { LS_CMPXCHG, LS_TRYREAD, LS_XCHG };
+
 static void on_resume(void *ctx, uint32_t task);
 static void on_handoff(void *ctx, uint32_t task);
 
@@ -50,6 +55,7 @@ void task_start(struct tasks *ts, struct task *t, simtime_t at)
 	t->t = at;
 	t->started = at;
 	t->burst_line = COH_NONE;
+	t->lock_stage = LS_CMPXCHG;
 	t->state = TS_RUN;
 	ts->core_busy[t->core]++;
 	engine_schedule(ts->eng, at, ts->resume_kind, t->id);
@@ -137,6 +143,22 @@ done:
 
 /* --- spinlock protocol (models/spinlock.h) --- */
 
+enum lock_result { LOCK_NEXT, LOCK_HELD, LOCK_WAITING };
+
+static void lock_held(struct task *t)
+{
+	t->lock_stage = LS_CMPXCHG;
+	t->pc++;
+	t->state = TS_RUN;
+}
+
+static void spin(struct tasks *ts, struct task *t, uint32_t lock)
+{
+	t->burst_line = COH_NONE;
+	t->state = TS_LOCK_SPIN;
+	coh_watch(ts->coh, ts->locks->locks[lock].line, t->id, t->cpu);
+}
+
 static void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	uint32_t next = spinlock_take(ts->locks, lock, t->id, ts->eng->now);
@@ -149,8 +171,7 @@ static void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
 		engine_schedule(ts->eng, ts->eng->now + (to == t->cpu ? 0 : machine_xfer_ps(ts->m, t->cpu, to)),
 				ts->handoff_kind, next);
 	}
-	t->pc++;
-	t->state = TS_RUN;
+	lock_held(t);
 }
 
 /* The head saw the lock free: take it with a write. Returns true when done at once. */
@@ -172,29 +193,67 @@ static bool spin_saw(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	if (spinlock_is_free(ts->locks, lock))
 		return take(ts, t, lock);
-	t->state = TS_LOCK_SPIN;
-	coh_watch(ts->coh, ts->locks->locks[lock].line, t->id, t->cpu);
+	spin(ts, t, lock);
 	return false;
 }
 
-/* The lock-trying atomic completed: holder now, or queued. */
-static bool after_lock_rmw(struct tasks *ts, struct task *t, uint32_t lock)
+/* The access of the current lock stage has completed. */
+static enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t lock)
 {
-	bool spin;
+	uint32_t prev;
 
-	if (spinlock_try_or_queue(ts->locks, lock, t->id, ts->eng->now, &spin)) {
-		t->pc++;
-		t->state = TS_RUN;
-		return true;
+	switch (t->lock_stage) {
+	case LS_CMPXCHG:
+		switch (spinlock_try(ts->locks, lock, t->id, ts->eng->now)) {
+		case SPIN_ACQUIRED:
+			lock_held(t);
+			return LOCK_HELD;
+		case SPIN_HEAD: /* the pending waiter */
+			spin(ts, t, lock);
+			return LOCK_WAITING;
+		default: /* MCS slow path: set up the per-CPU node, then trylock and xchg */
+			t->t += work_time(ts, t, t->prog[t->pc].work_ps);
+			t->burst_line = COH_NONE;
+			t->lock_stage = LS_TRYREAD;
+			return LOCK_NEXT;
+		}
+	case LS_TRYREAD:
+		t->lock_stage = LS_XCHG;
+		return LOCK_NEXT;
+	default:
+		switch (spinlock_join(ts->locks, lock, t->id, ts->eng->now, &prev)) {
+		case SPIN_ACQUIRED:
+			lock_held(t);
+			return LOCK_HELD;
+		case SPIN_HEAD:
+			spin(ts, t, lock);
+			return LOCK_WAITING;
+		default:
+			/* link behind the previous tail: a store to its MCS node */
+			coh_count_transfer(ts->coh, ts->qnode_lines[ts->v[prev].cpu], ts->v[prev].cpu, t->cpu);
+			t->burst_line = COH_NONE;
+			t->state = TS_LOCK_MCS;
+			return LOCK_WAITING;
+		}
 	}
-	t->burst_line = COH_NONE;
-	if (spin) {
-		t->state = TS_LOCK_SPIN;
-		coh_watch(ts->coh, ts->locks->locks[lock].line, t->id, t->cpu);
-	} else {
-		t->state = TS_LOCK_MCS;
+}
+
+/* Runs the lock micro-op from its current stage; true once the lock is held. */
+static bool lock_run(struct tasks *ts, struct task *t)
+{
+	uint32_t lock = current_lock(t);
+	uint32_t line = ts->locks->locks[lock].line;
+
+	for (;;) {
+		enum access_kind kind = t->lock_stage == LS_TRYREAD ? ACCESS_READ : ACCESS_RMW;
+		enum lock_result r;
+
+		if (!line_access(ts, t, line, kind, TS_LOCK_ACCESS))
+			return false;
+		r = lock_access_done(ts, t, lock);
+		if (r != LOCK_NEXT)
+			return r == LOCK_HELD;
 	}
-	return false;
 }
 
 /* --- the interpreter --- */
@@ -251,9 +310,7 @@ static void run(struct tasks *ts, struct task *t)
 			t->pc++;
 			break;
 		case UOP_LOCK:
-			lock = current_lock(t);
-			if (!line_access(ts, t, ts->locks->locks[lock].line, ACCESS_RMW, TS_LOCK_RMW) ||
-			    !after_lock_rmw(ts, t, lock))
+			if (!lock_run(ts, t))
 				return;
 			break;
 		case UOP_UNLOCK:
@@ -300,8 +357,8 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	case TS_ACCESS:
 		t->pc++;
 		break;
-	case TS_LOCK_RMW:
-		if (!after_lock_rmw(ts, t, current_lock(t)))
+	case TS_LOCK_ACCESS:
+		if (lock_access_done(ts, t, current_lock(t)) == LOCK_WAITING)
 			return;
 		break;
 	case TS_LOCK_SPIN:

@@ -31,7 +31,7 @@ enum task_state {
 	TS_IDLE,       /* not started, or stopped */
 	TS_RUN,        /* runnable (has a resume event or is running) */
 	TS_ACCESS,     /* waiting for a line access to be granted */
-	TS_LOCK_RMW,   /* waiting for the atomic that tries the lock */
+	TS_LOCK_ACCESS, /* waiting for an access of the lock's fast or slow path */
 	TS_LOCK_MCS,   /* queued behind other waiters, spinning on its MCS node */
 	TS_LOCK_SPIN,  /* queue head: spinning on the lock's line */
 	TS_LOCK_TAKE,  /* queue head saw the lock free: waiting for the write that takes it */
@@ -51,6 +51,7 @@ struct task {
 	uint32_t nuops, pc;
 	struct op_target target;      /* what the current op touches */
 	uint32_t burst_line;          /* line of the previous micro-op if nothing came between */
+	uint8_t lock_stage;           /* the next access of a lock micro-op (task.c) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint64_t ops_total;
 	simtime_t started;

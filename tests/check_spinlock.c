@@ -9,13 +9,11 @@ START_TEST(test_uncontended_take_is_immediate)
 {
 	struct spinlocks s;
 	uint32_t lock;
-	bool spin = true;
 
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
 	lock = spinlock_add(&s, 7);
 	ck_assert_uint_eq(s.locks[lock].line, 7);
-	ck_assert(spinlock_try_or_queue(&s, lock, 0, 100, &spin));
-	ck_assert(!spin);
+	ck_assert_int_eq(spinlock_try(&s, lock, 0, 100), SPIN_ACQUIRED);
 	ck_assert_uint_eq(s.locks[lock].holder, 0);
 	spinlock_release(&s, lock, 0);
 	ck_assert(spinlock_is_free(&s, lock));
@@ -28,24 +26,24 @@ END_TEST
 START_TEST(test_fifo_handoff)
 {
 	struct spinlocks s;
-	uint32_t lock;
-	bool spin;
+	uint32_t lock, prev;
 
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
 	lock = spinlock_add(&s, 0);
-	ck_assert(spinlock_try_or_queue(&s, lock, 2, 0, &spin));      /* 2 holds */
-	ck_assert(!spinlock_try_or_queue(&s, lock, 0, 10, &spin));    /* 0 queues first: head, spins */
-	ck_assert(spin);
-	ck_assert(!spinlock_try_or_queue(&s, lock, 3, 20, &spin));    /* 3 behind 0: MCS wait */
-	ck_assert(!spin);
-	ck_assert(!spinlock_try_or_queue(&s, lock, 1, 30, &spin));    /* 1 behind 3 */
-	ck_assert(!spin);
-	ck_assert(!spinlock_is_free(&s, lock));
+	ck_assert_int_eq(spinlock_try(&s, lock, 2, 0), SPIN_ACQUIRED); /* 2 holds */
+	ck_assert_int_eq(spinlock_try(&s, lock, 0, 10), SPIN_HEAD);    /* nobody waits: 0 is the pending head */
+	ck_assert_int_eq(spinlock_try(&s, lock, 3, 20), SPIN_QUEUE);   /* someone waits: slow path */
+	ck_assert_uint_eq(s.locks[lock].qtail, 0);                     /* not queued before its xchg */
+	ck_assert_int_eq(spinlock_join(&s, lock, 3, 20, &prev), SPIN_QUEUE);
+	ck_assert_uint_eq(prev, 0);                                    /* 3 links behind 0 */
+	ck_assert_int_eq(spinlock_try(&s, lock, 1, 30), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&s, lock, 1, 30, &prev), SPIN_QUEUE);
+	ck_assert_uint_eq(prev, 3);
 	spinlock_release(&s, lock, 2);
 	ck_assert(spinlock_is_free(&s, lock));
 	/* free but queued: a newcomer may not take it */
-	ck_assert(!spinlock_try_or_queue(&s, lock, 2, 40, &spin));
-	ck_assert(!spin);
+	ck_assert_int_eq(spinlock_try(&s, lock, 2, 40), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&s, lock, 2, 40, &prev), SPIN_QUEUE);
 	ck_assert_uint_eq(spinlock_take(&s, lock, 0, 50), 3); /* next head: 3 */
 	spinlock_release(&s, lock, 0);
 	ck_assert_uint_eq(spinlock_take(&s, lock, 3, 60), 1);
@@ -58,8 +56,30 @@ START_TEST(test_fifo_handoff)
 	ck_assert_uint_eq(s.locks[lock].contended, 4);
 	/* waits: 0: 50-10, 3: 60-20, 1: 70-30, 2: 80-40 */
 	ck_assert_uint_eq(s.locks[lock].wait_ps, 40 + 40 + 40 + 40);
-	/* empty again: the next taker does not queue */
-	ck_assert(spinlock_try_or_queue(&s, lock, 0, 90, &spin));
+	spinlocks_free(&s);
+}
+END_TEST
+
+START_TEST(test_join_after_release)
+{
+	struct spinlocks s;
+	uint32_t lock, prev;
+
+	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
+	lock = spinlock_add(&s, 0);
+	ck_assert_int_eq(spinlock_try(&s, lock, 0, 0), SPIN_ACQUIRED);
+	ck_assert_int_eq(spinlock_try(&s, lock, 1, 1), SPIN_HEAD);
+	ck_assert_int_eq(spinlock_try(&s, lock, 2, 2), SPIN_QUEUE);
+	/* before 2's xchg lands, 0 releases and 1 takes over: 2 is first in the queue now */
+	spinlock_release(&s, lock, 0);
+	ck_assert_uint_eq(spinlock_take(&s, lock, 1, 3), SPIN_NONE);
+	ck_assert_int_eq(spinlock_join(&s, lock, 2, 4, &prev), SPIN_HEAD);
+	ck_assert_uint_eq(prev, SPIN_NONE);
+	spinlock_release(&s, lock, 1);
+	ck_assert_uint_eq(spinlock_take(&s, lock, 2, 5), SPIN_NONE);
+	spinlock_release(&s, lock, 2);
+	/* nobody at all: the slow path's xchg finds the lock free and takes it */
+	ck_assert_int_eq(spinlock_join(&s, lock, 3, 6, &prev), SPIN_ACQUIRED);
 	spinlocks_free(&s);
 }
 END_TEST
@@ -71,6 +91,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_uncontended_take_is_immediate);
 	tcase_add_test(tc, test_fifo_handoff);
+	tcase_add_test(tc, test_join_after_release);
 	suite_add_tcase(s, tc);
 	return s;
 }
