@@ -13,7 +13,8 @@ OPT      ?= -O2
 SANITIZE ?=
 PKGS     := gsl yaml-0.1 hdf5 check
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf
+# hdf5-tools (h5dump) and python3-h5py are for the tests that read result files.
+DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf hdf5-tools python3-h5py
 
 VERSION  := 0.1.0
 GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -24,7 +25,9 @@ CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototype
             -DFUTEXSIM_CONFIG_DIR='"$(CURDIR)/configs"' \
             -I. $(SANITIZE)
 DEP_CFLAGS = $(shell pkg-config --cflags gsl yaml-0.1 hdf5 2>/dev/null)
-DEP_LIBS   = $(shell pkg-config --libs gsl yaml-0.1 hdf5 2>/dev/null) -lm
+# hdf5_hl (H5DOappend) has no .pc file of its own: it sits beside libhdf5.
+DEP_LIBS   = $(shell pkg-config --libs-only-L hdf5 2>/dev/null) -lhdf5_hl \
+             $(shell pkg-config --libs gsl yaml-0.1 hdf5 2>/dev/null) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 LDFLAGS  += $(SANITIZE)
@@ -35,15 +38,19 @@ LIB_SRCS := $(filter-out sim/main.c,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libfutexsim.a
 BIN      := bin/futexsim
+# analysis tools: analysis/NAME.c -> bin/futexsim-NAME, sharing analysis/points.c
+TOOL_SRCS := analysis/validate.c analysis/calibrate.c
+TOOLS    := $(TOOL_SRCS:analysis/%.c=bin/futexsim-%)
+TOOL_LIB_OBJS := $(BUILD)/analysis/points.o
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 SCENARIO ?= scenarios/quickstart.yaml
 
-.PHONY: all run check bench deps clean
+.PHONY: all run check bench validate deps clean
 .DELETE_ON_ERROR:
 
-all: $(BIN)
+all: $(BIN) $(TOOLS)
 
 # Installs the Debian packages the build needs: with apt-get when run as root,
 # otherwise prints the exact command to run and stops.
@@ -81,6 +88,11 @@ $(BIN): $(BUILD)/sim/main.o $(LIB)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
+bin/futexsim-%: $(BUILD)/analysis/%.o $(TOOL_LIB_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
 $(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC+LD   $@")
@@ -105,7 +117,15 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/bench.sh $(BIN)
 
+# Simulates every published point, prints the fit, writes results/validation/.
+validate: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
+	bin/futexsim-validate
+	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
+	  MPLBACKEND=Agg /usr/bin/python3 analysis/plot_validation.py results/validation; \
+	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
+
 clean:
 	rm -rf $(BUILD) bin
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJS:.o=.d) $(BUILD)/sim/main.d $(TOOL_LIB_OBJS:.o=.d) $(TOOL_SRCS:analysis/%.c=$(BUILD)/analysis/%.d)

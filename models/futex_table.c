@@ -193,7 +193,7 @@ static int add_private_hash(struct futex_tables *ft, struct process *p, uint32_t
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	snprintf(name, sizeof(name), "private hash of process %u", p->id);
 	p->phash = table_create(ft, name, size, node, header + buckets_off, k->private_hash.hash,
-				KEY_SCOPE_ADDRESS, e);
+				k->private_hash.key, e);
 	return p->phash ? 0 : -1;
 }
 
@@ -250,7 +250,7 @@ struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uin
 
 	if (!shared && p->phash) {
 		t = p->phash;
-		h = t->hash->hash(&key, KEY_SCOPE_ADDRESS, ft->k->key_order);
+		h = t->hash->hash(&key, t->scope, ft->k->key_order);
 	} else {
 		t = ft->tables[0];
 		h = t->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);

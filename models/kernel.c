@@ -132,7 +132,9 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 static int parse_private(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
 	static const char *const keys[] = { "enabled", "buckets", "per_thread", "min_buckets",
-					    "max_buckets", "hash", "refcount", "home_node", NULL };
+					    "max_buckets", "hash", "key", "refcount", "home_node", NULL };
+	static const char *const scopes[] = { "full", "address", NULL };
+	int scope;
 	const struct yt_node *max = yt_get(n, "max_buckets");
 	int refcount;
 
@@ -144,10 +146,12 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	    cfg_get_u32(n, "per_thread", 4, 1, 1u << 16, &k->private_hash.per_thread, e) < 0 ||
 	    cfg_get_u32(n, "min_buckets", 16, 1, 1u << 30, &k->private_hash.min_buckets, e) < 0 ||
 	    parse_hashfn(n, "hash", &k->private_hash.hash, e) < 0 ||
+	    cfg_get_enum(n, "key", scopes, KEY_SCOPE_ADDRESS, &scope, e) < 0 ||
 	    cfg_get_enum(n, "refcount", refcount_mode_names(), 0, &refcount, e) < 0 ||
 	    cfg_get_u32(n, "home_node", 0, 0, 63, &k->private_hash.home_node, e) < 0)
 		return -1;
 	k->private_hash.refcount = refcount_mode_find(refcount_mode_names()[refcount]);
+	k->private_hash.key = (enum key_scope)scope;
 	k->private_hash.max_buckets = 0;
 	if (max && !(max->kind == YT_SCALAR && !max->quoted && strcmp(max->scalar, "node-table") == 0)) {
 		uint64_t v;

@@ -82,6 +82,7 @@ struct kernel_design {
 		uint32_t per_thread, min_buckets;
 		uint32_t max_buckets;  /* 0 = one node's global table size */
 		const struct hashfn *hash;
+		enum key_scope key;    /* address words only (6.16+) or the whole key (2024 RFC) */
 		const struct refcount_mode *refcount;
 		uint32_t home_node;
 	} private_hash;

@@ -1,0 +1,423 @@
+/* futexsim-calibrate: fits hardware and kernel cost parameters to the published
+ * measurements, in the open.
+ *
+ * Reads a spec (analysis/calibration.yaml): which points (tables of
+ * analysis/validation-points.tsv), which parameters (a --set path, unit, start
+ * value and bounds each, and the config file the fitted value belongs to), and
+ * the loss. Minimises the loss with GSL's Nelder-Mead simplex (nmsimplex2) over
+ * bounded parameters mapped to the real line by a logistic transform, then writes
+ * the fitted values with their provenance (date, version, loss before and after,
+ * bounds, hardware figure) into the generated config files named in the spec.
+ *
+ * Loss: for each table, the mean over its points of |ln(simulated / published)|;
+ * the tables' means are averaged, so each published table weighs the same and an
+ * outlier point pulls linearly, not quadratically.
+ */
+#include <errno.h>
+#include <gsl/gsl_multimin.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/points.h"
+#include "sim/config.h"
+#include "sim/yamltree.h"
+
+#define MAX_PARAMS 16
+#define MAX_LIST 32
+
+enum unit { UNIT_NS, UNIT_CYCLES, UNIT_FACTOR };
+static const char *const unit_names[] = { "ns", "cycles", "factor", NULL };
+
+struct param {
+	const char *set;        /* --set path, e.g. machine.costs.transfer_node */
+	const char *file_key;   /* the key written in the output file, e.g. costs.transfer_node */
+	int output;             /* index into spec.outputs */
+	enum unit unit;
+	double initial, min, max, value;
+	const char *source;     /* what the hardware reference says, for the comment */
+};
+
+struct output {
+	const char *file, *name, *inherit, *description;
+};
+
+struct spec {
+	const char *points;
+	const char *tables[MAX_LIST + 1];
+	const char *fixed[MAX_LIST];  /* overrides for every point (duration, base configs) */
+	size_t nfixed;
+	struct param params[MAX_PARAMS];
+	size_t nparams;
+	struct output outputs[4];
+	size_t noutputs;
+	unsigned max_evals;
+};
+
+struct fit {
+	struct spec *spec;
+	struct points pts;
+	unsigned jobs;
+	unsigned evals;
+	double best_loss;
+	double best[MAX_PARAMS];
+	int failed;
+};
+
+static const char usage[] =
+	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run]\n"
+	"\n"
+	"Fits the parameters listed in the spec (default analysis/calibration.yaml) to the\n"
+	"published points and writes the fitted values, with their provenance, into the\n"
+	"config files the spec names. --dry-run evaluates the loss at the start values only.\n";
+
+/* ---- the spec ---- */
+
+static int read_list(const struct yt_node *map, const char *key, const char **out, size_t max, size_t *n,
+		     struct fs_error *e)
+{
+	const struct yt_node *l = yt_get(map, key);
+
+	*n = 0;
+	if (!l)
+		return 0;
+	if (cfg_expect(l, YT_SEQ, key, e) < 0)
+		return -1;
+	for (size_t i = 0; i < l->len; i++) {
+		if (*n == max)
+			return fs_fail_at(e, &l->mark, "%s: more than %zu entries", key, max);
+		if (cfg_parse_string(l->items[i], key, &out[(*n)++], e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *e)
+{
+	static const char *const keys[] = { "set", "output", "unit", "initial", "min", "max", "source", NULL };
+	struct param *p = &s->params[s->nparams];
+	const char *output, *dot;
+	uint64_t v[3];
+	int unit;
+
+	if (s->nparams == MAX_PARAMS)
+		return fs_fail_at(e, &n->mark, "more than %d parameters", MAX_PARAMS);
+	if (cfg_expect(n, YT_MAP, "parameter", e) < 0 || cfg_check_keys(n, "parameter", keys, e) < 0 ||
+	    cfg_require(n, "set", "parameter", e) < 0 || cfg_require(n, "output", "parameter", e) < 0 ||
+	    cfg_get_string(n, "set", "", &p->set, e) < 0 || cfg_get_string(n, "output", "", &output, e) < 0 ||
+	    cfg_get_enum(n, "unit", unit_names, UNIT_NS, &unit, e) < 0 ||
+	    cfg_get_string(n, "source", "", &p->source, e) < 0 ||
+	    cfg_get_fixed3(n, "initial", 1000, 0, UINT64_MAX / 2, &v[0], e) < 0 ||
+	    cfg_get_fixed3(n, "min", 0, 0, UINT64_MAX / 2, &v[1], e) < 0 ||
+	    cfg_get_fixed3(n, "max", 1000000, 0, UINT64_MAX / 2, &v[2], e) < 0)
+		return -1;
+	p->unit = (enum unit)unit;
+	p->initial = v[0] / 1000.0;
+	p->min = v[1] / 1000.0;
+	p->max = v[2] / 1000.0;
+	if (!(p->min < p->max) || p->initial < p->min || p->initial > p->max)
+		return fs_fail_at(e, &n->mark, "parameter %s: need min < max and min <= initial <= max", p->set);
+	p->output = -1;
+	for (size_t i = 0; i < s->noutputs; i++)
+		if (!strcmp(s->outputs[i].name, output))
+			p->output = (int)i;
+	if (p->output < 0)
+		return fs_fail_at(e, &n->mark, "parameter %s: unknown output '%s'", p->set, output);
+	dot = strchr(p->set, '.');
+	p->file_key = dot ? dot + 1 : p->set;
+	s->nparams++;
+	return 0;
+}
+
+static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct fs_error *e)
+{
+	static const char *const keys[] = { "points", "tables", "fixed", "max_evals", "outputs", "parameters", NULL };
+	static const char *const out_keys[] = { "name", "file", "inherit", "description", NULL };
+	const struct yt_node *root = yt_load_file(d, path, e), *outs, *params;
+	size_t n;
+	uint64_t max_evals;
+
+	memset(s, 0, sizeof(*s));
+	if (!root || cfg_expect(root, YT_MAP, "calibration spec", e) < 0 ||
+	    cfg_check_keys(root, "calibration spec", keys, e) < 0 ||
+	    cfg_get_string(root, "points", "analysis/validation-points.tsv", &s->points, e) < 0 ||
+	    read_list(root, "tables", s->tables, MAX_LIST, &n, e) < 0 ||
+	    read_list(root, "fixed", s->fixed, MAX_LIST, &s->nfixed, e) < 0 ||
+	    cfg_get_u64(root, "max_evals", 200, 1, 100000, &max_evals, e) < 0 ||
+	    cfg_require(root, "outputs", "calibration spec", e) < 0 ||
+	    cfg_require(root, "parameters", "calibration spec", e) < 0)
+		return -1;
+	s->max_evals = (unsigned)max_evals;
+	outs = yt_get(root, "outputs");
+	if (cfg_expect(outs, YT_SEQ, "outputs", e) < 0)
+		return -1;
+	for (size_t i = 0; i < outs->len && i < 4; i++) {
+		struct output *o = &s->outputs[s->noutputs++];
+		const struct yt_node *on = outs->items[i];
+
+		if (cfg_expect(on, YT_MAP, "output", e) < 0 || cfg_check_keys(on, "output", out_keys, e) < 0 ||
+		    cfg_get_string(on, "name", "", &o->name, e) < 0 || cfg_get_string(on, "file", "", &o->file, e) < 0 ||
+		    cfg_get_string(on, "inherit", "", &o->inherit, e) < 0 ||
+		    cfg_get_string(on, "description", "", &o->description, e) < 0)
+			return -1;
+	}
+	params = yt_get(root, "parameters");
+	if (cfg_expect(params, YT_SEQ, "parameters", e) < 0)
+		return -1;
+	for (size_t i = 0; i < params->len; i++)
+		if (read_param(s, params->items[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the loss ---- */
+
+static double to_param(const struct param *p, double u)
+{
+	return p->min + (p->max - p->min) / (1.0 + exp(-u));
+}
+
+static double to_free(const struct param *p, double v)
+{
+	double f = (v - p->min) / (p->max - p->min);
+
+	f = f < 1e-6 ? 1e-6 : f > 1 - 1e-6 ? 1 - 1e-6 : f;
+	return log(f / (1 - f));
+}
+
+static void format_value(const struct param *p, double v, char *buf, size_t len)
+{
+	switch (p->unit) {
+	case UNIT_NS:
+		snprintf(buf, len, "%.3fns", v);
+		break;
+	case UNIT_CYCLES:
+		snprintf(buf, len, "%.1f cycles", v);
+		break;
+	default:
+		snprintf(buf, len, "%.3f", v);
+	}
+}
+
+static double loss_of_points(const struct points *pts)
+{
+	const char *tables[MAX_LIST];
+	double sum[MAX_LIST] = { 0 };
+	size_t count[MAX_LIST] = { 0 }, nt = 0;
+	double total = 0;
+
+	for (size_t i = 0; i < pts->n; i++) {
+		const struct point *pt = &pts->v[i];
+		size_t t;
+
+		for (t = 0; t < nt && strcmp(tables[t], pt->table); t++)
+			;
+		if (t == nt && nt < MAX_LIST)
+			tables[nt++] = pt->table;
+		if (t < nt) {
+			sum[t] += fabs(log(pt->simulated / pt->published));
+			count[t]++;
+		}
+	}
+	for (size_t t = 0; t < nt; t++)
+		total += sum[t] / (double)count[t];
+	return nt ? total / (double)nt : 0;
+}
+
+static double evaluate(struct fit *f, const double *values)
+{
+	char bufs[MAX_PARAMS][160];
+	const char *sets[MAX_LIST + MAX_PARAMS];
+	size_t n = 0;
+	struct fs_error e = { 0 };
+	double loss;
+
+	for (size_t i = 0; i < f->spec->nfixed; i++)
+		sets[n++] = f->spec->fixed[i];
+	for (size_t i = 0; i < f->spec->nparams; i++) {
+		const struct param *p = &f->spec->params[i];
+		char v[64];
+
+		format_value(p, values[i], v, sizeof(v));
+		snprintf(bufs[i], sizeof(bufs[i]), "%s=%s", p->set, v);
+		sets[n++] = bufs[i];
+	}
+	if (points_run(&f->pts, sets, n, f->jobs, &e) < 0) {
+		fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
+		f->failed = 1;
+		return 1e9;
+	}
+	loss = loss_of_points(&f->pts);
+	f->evals++;
+	printf("eval %3u  loss %.5f ", f->evals, loss);
+	for (size_t i = 0; i < f->spec->nparams; i++)
+		printf(" %.4g", values[i]);
+	printf("\n");
+	fflush(stdout);
+	if (loss < f->best_loss) {
+		f->best_loss = loss;
+		memcpy(f->best, values, f->spec->nparams * sizeof(double));
+	}
+	return loss;
+}
+
+static double gsl_loss(const gsl_vector *u, void *ctx)
+{
+	struct fit *f = ctx;
+	double values[MAX_PARAMS];
+
+	for (size_t i = 0; i < f->spec->nparams; i++)
+		values[i] = to_param(&f->spec->params[i], gsl_vector_get(u, i));
+	return evaluate(f, values);
+}
+
+/* ---- output ---- */
+
+static int write_output(const struct spec *s, const struct output *o, const struct fit *f, double initial_loss,
+			const char *spec_path)
+{
+	char tmp[4096], stamp[64];
+	time_t now = time(NULL);
+	FILE *out;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%MZ", gmtime(&now));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->file);
+	out = fopen(tmp, "w");
+	if (!out)
+		return -1;
+	fprintf(out, "# GENERATED by bin/futexsim-calibrate from %s on %s (futexsim %s, git %s).\n", spec_path, stamp,
+		FUTEXSIM_VERSION, FUTEXSIM_GIT_REV);
+	fprintf(out, "# Fitted to %zu published points (%s), each run with:", f->pts.n, s->points);
+	for (size_t i = 0; i < s->nfixed; i++)
+		fprintf(out, " %s", s->fixed[i]);
+	fprintf(out, "\n# Loss (mean over tables of mean |ln(simulated/published)|): %.4f at the start values,\n"
+		     "# %.4f fitted, after %u evaluations of Nelder-Mead (GSL nmsimplex2).\n",
+		initial_loss, f->best_loss, f->evals);
+	fprintf(out, "# Do not edit: change the spec and run `make calibrate`. [F] = fitted.\n");
+	fprintf(out, "name: %s\n", o->name);
+	if (*o->description)
+		fprintf(out, "description: \"%s\"\n", o->description);
+	if (*o->inherit)
+		fprintf(out, "inherit: %s\n", o->inherit);
+	/* parameters grouped by their first key component (costs.x -> costs:) */
+	const char *group = NULL;
+
+	for (size_t i = 0; i < s->nparams; i++) {
+		const struct param *p = &s->params[i];
+		const char *dot = strchr(p->file_key, '.');
+		size_t glen = dot ? (size_t)(dot - p->file_key) : 0;
+		char v[64];
+
+		if (&s->outputs[p->output] != o)
+			continue;
+		if (!group || strncmp(group, p->file_key, glen) != 0 || group[glen] != '.') {
+			fprintf(out, "%.*s:\n", (int)glen, p->file_key);
+			group = p->file_key;
+		}
+		format_value(p, f->best[i], v, sizeof(v));
+		fprintf(out, "  %s: %s  # [F] start ", dot ? dot + 1 : p->file_key, v);
+		{
+			char init[64], lo[64], hi[64];
+
+			format_value(p, p->initial, init, sizeof(init));
+			format_value(p, p->min, lo, sizeof(lo));
+			format_value(p, p->max, hi, sizeof(hi));
+			fprintf(out, "%s, bounds %s..%s%s%s\n", init, lo, hi, *p->source ? "; " : "", p->source);
+		}
+	}
+	if (fclose(out) != 0 || rename(tmp, o->file) < 0)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *spec_path = "analysis/calibration.yaml";
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	long max_evals = 0;
+	int dry_run = 0;
+	struct fs_error e = { 0 };
+	struct yt_doc *doc = yt_doc_new();
+	struct spec spec;
+	struct fit f = { 0 };
+	double start[MAX_PARAMS], initial_loss;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--spec") && i + 1 < argc)
+			spec_path = argv[++i];
+		else if (!strcmp(argv[i], "-j") && i + 1 < argc)
+			jobs = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--max-evals") && i + 1 < argc)
+			max_evals = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--dry-run"))
+			dry_run = 1;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "futexsim-calibrate: bad argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (!doc || read_spec(&spec, doc, spec_path, &e) < 0 ||
+	    points_load(&f.pts, spec.points, spec.tables[0] ? spec.tables : NULL, NULL, &e) < 0) {
+		fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
+		return e.status ? e.status : 1;
+	}
+	if (max_evals > 0)
+		spec.max_evals = (unsigned)max_evals;
+	f.spec = &spec;
+	f.jobs = jobs > 0 ? (unsigned)jobs : 1;
+	f.best_loss = INFINITY;
+	for (size_t i = 0; i < spec.nparams; i++)
+		start[i] = spec.params[i].initial;
+	initial_loss = evaluate(&f, start);
+	if (f.failed)
+		return 1;
+	if (!dry_run) {
+		const gsl_multimin_fminimizer_type *type = gsl_multimin_fminimizer_nmsimplex2;
+		gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(type, spec.nparams);
+		gsl_vector *x = gsl_vector_alloc(spec.nparams), *step = gsl_vector_alloc(spec.nparams);
+		gsl_multimin_function fn = { gsl_loss, spec.nparams, &f };
+
+		for (size_t i = 0; i < spec.nparams; i++) {
+			gsl_vector_set(x, i, to_free(&spec.params[i], spec.params[i].initial));
+			gsl_vector_set(step, i, 0.7); /* about a quarter of the range near the middle */
+		}
+		gsl_multimin_fminimizer_set(m, &fn, x, step);
+		while (!f.failed && f.evals < spec.max_evals) {
+			if (gsl_multimin_fminimizer_iterate(m))
+				break;
+			if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-3) == GSL_SUCCESS)
+				break;
+		}
+		gsl_multimin_fminimizer_free(m);
+		gsl_vector_free(x);
+		gsl_vector_free(step);
+		if (f.failed)
+			return 1;
+	}
+	printf("\nloss %.5f at the start, %.5f fitted (%u evaluations)\n", initial_loss, f.best_loss, f.evals);
+	for (size_t i = 0; i < spec.nparams; i++) {
+		char v[64], init[64];
+
+		format_value(&spec.params[i], f.best[i], v, sizeof(v));
+		format_value(&spec.params[i], spec.params[i].initial, init, sizeof(init));
+		printf("  %-40s %16s   (start %s)\n", spec.params[i].set, v, init);
+	}
+	if (!dry_run)
+		for (size_t o = 0; o < spec.noutputs; o++) {
+			if (write_output(&spec, &spec.outputs[o], &f, initial_loss, spec_path) < 0) {
+				fprintf(stderr, "futexsim-calibrate: cannot write %s: %s\n", spec.outputs[o].file,
+					strerror(errno));
+				return 4;
+			}
+			printf("wrote %s\n", spec.outputs[o].file);
+		}
+	points_free(&f.pts);
+	yt_doc_free(doc);
+	return 0;
+}

@@ -1,0 +1,194 @@
+#include "analysis/points.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/perfstat.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+static bool matches(const char *s, const char *const *filter)
+{
+	if (!filter || !filter[0])
+		return true;
+	for (size_t i = 0; filter[i]; i++)
+		if (strcmp(filter[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void point_free(struct point *pt)
+{
+	free(pt->table);
+	free(pt->series);
+	free(pt->scenario);
+	for (size_t k = 0; k < pt->nsets; k++)
+		free(pt->sets[k]);
+	memset(pt, 0, sizeof(*pt));
+}
+
+/* "table<TAB>series<TAB>x<TAB>published<TAB>scenario<TAB>set set ..." */
+static int parse_line(struct point *pt, char *line, const char *path, unsigned lineno, struct fs_error *e)
+{
+	char *field[6] = { 0 }, *save = NULL, *set_save = NULL;
+	int n = 0;
+
+	memset(pt, 0, sizeof(*pt));
+	line[strcspn(line, "\n")] = '\0';
+	for (char *p = line; n < 6 && (field[n] = strtok_r(p, "\t", &save)); p = NULL)
+		n++;
+	if (n < 5)
+		return fs_fail(e, FS_ERR_INPUT, "%s:%u: expected 6 tab-separated fields", path, lineno);
+	pt->table = strdup(field[0]);
+	pt->series = strdup(field[1]);
+	pt->x = strtoull(field[2], NULL, 10);
+	pt->published = strtod(field[3], NULL);
+	pt->scenario = strdup(field[4]);
+	for (char *p = field[5], *tok; p || set_save; p = NULL) {
+		tok = strtok_r(p, " ", &set_save);
+		if (!tok)
+			break;
+		if (pt->nsets == POINT_MAX_SETS)
+			return fs_fail(e, FS_ERR_INPUT, "%s:%u: more than %d overrides", path, lineno, POINT_MAX_SETS);
+		pt->sets[pt->nsets++] = strdup(tok);
+	}
+	return 0;
+}
+
+int points_load(struct points *p, const char *path, const char *const *tables, const char *const *series,
+		struct fs_error *e)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	unsigned lineno = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!f)
+		return fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		struct point pt;
+		struct point *v;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (parse_line(&pt, line, path, lineno, e) < 0) {
+			point_free(&pt);
+			fclose(f);
+			return -1;
+		}
+		if (!matches(pt.table, tables) || !matches(pt.series, series)) {
+			point_free(&pt);
+			continue;
+		}
+		v = realloc(p->v, (p->n + 1) * sizeof(*v));
+		if (!v) {
+			point_free(&pt);
+			fclose(f);
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+		}
+		p->v = v;
+		p->v[p->n++] = pt;
+	}
+	fclose(f);
+	if (p->n == 0)
+		return fs_fail(e, FS_ERR_INPUT, "%s: no points match the filters", path);
+	return 0;
+}
+
+void points_free(struct points *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		point_free(&p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* One point, in this process: perf's Averaged figure, or a negative value on error. */
+static double run_one(const struct point *pt, const char *const *extra, size_t nextra, struct fs_error *e)
+{
+	const char *sets[POINT_MAX_SETS + 64];
+	struct scenario sc;
+	struct sim s;
+	double result = -1;
+	size_t n = 0;
+
+	for (size_t i = 0; i < pt->nsets; i++)
+		sets[n++] = pt->sets[i];
+	for (size_t i = 0; i < nextra && n < sizeof(sets) / sizeof(sets[0]); i++)
+		sets[n++] = extra[i];
+	if (scenario_load(&sc, pt->scenario, sets, n, e) == 0 && sim_build(&s, &sc, e) == 0 && sim_run(&s, e) == 0) {
+		uint64_t *per_thread = calloc(s.tasks.n, sizeof(*per_thread));
+
+		if (per_thread) {
+			for (uint32_t i = 0; i < s.tasks.n; i++)
+				per_thread[i] = perf_ops_per_sec(s.tasks.v[i].ops, sim_window_secs(&s));
+			result = (double)perf_average(per_thread, s.tasks.n).mean;
+			free(per_thread);
+		}
+		sim_free(&s);
+	}
+	scenario_free(&sc);
+	return result;
+}
+
+int points_run(struct points *p, const char *const *extra, size_t nextra, unsigned jobs, struct fs_error *e)
+{
+	int fds[64][2];
+	pid_t pids[64];
+
+	if (jobs < 1)
+		jobs = 1;
+	if (jobs > 64)
+		jobs = 64;
+	/* worker w simulates points w, w + jobs, ...; results come back through a pipe */
+	for (unsigned w = 0; w < jobs; w++) {
+		if (pipe(fds[w]) < 0)
+			return fs_fail(e, FS_ERR_RUNTIME, "pipe: %s", strerror(errno));
+		pids[w] = fork();
+		if (pids[w] < 0)
+			return fs_fail(e, FS_ERR_RUNTIME, "fork: %s", strerror(errno));
+		if (pids[w] == 0) {
+			close(fds[w][0]);
+			for (size_t i = w; i < p->n; i += jobs) {
+				struct fs_error err = { 0 };
+				double v = run_one(&p->v[i], extra, nextra, &err);
+
+				if (v < 0)
+					fprintf(stderr, "point %s/%s/%llu: %s\n", p->v[i].table, p->v[i].series,
+						(unsigned long long)p->v[i].x, err.msg);
+				if (write(fds[w][1], &v, sizeof(v)) != sizeof(v))
+					_exit(2);
+			}
+			_exit(0);
+		}
+		close(fds[w][1]);
+	}
+	int failed = 0;
+
+	for (unsigned w = 0; w < jobs; w++) {
+		int status;
+
+		for (size_t i = w; i < p->n; i += jobs) {
+			double v = -1;
+
+			if (read(fds[w][0], &v, sizeof(v)) != sizeof(v) || v < 0)
+				failed = 1;
+			p->v[i].simulated = v;
+		}
+		close(fds[w][0]);
+		if (waitpid(pids[w], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			failed = 1;
+	}
+	return failed ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
+}
+
+double point_error_pct(const struct point *pt)
+{
+	return 100.0 * (pt->simulated / pt->published - 1.0);
+}

@@ -1,0 +1,270 @@
+/* futexsim-validate: simulates every published point (analysis/validation-points.tsv)
+ * and reports the fit: per table, published vs simulated with the error, the median
+ * and maximum absolute error, the knee of each bucket sweep, and the orderings the
+ * published tables show. Writes OUT/points.csv and OUT/summary.csv for plots. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/points.h"
+
+#define MAX_ARGS 64
+
+static const char usage[] =
+	"usage: futexsim-validate [--points FILE] [--table NAME]... [--set KEY=VALUE]... [-j N] [--out DIR]\n"
+	"\n"
+	"Simulates the published points and prints published vs simulated per table.\n"
+	"  --points FILE   points to simulate (default analysis/validation-points.tsv)\n"
+	"  --table NAME    only this table (repeatable): e5-sweep-2024, e5-hashfn-2024, e5-v11-2025\n"
+	"  --set KEY=VALUE override applied to every point (e.g. run.duration=2ms)\n"
+	"  -j N            worker processes (default: online CPUs)\n"
+	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n";
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct table_stats {
+	const char *table;
+	size_t n;
+	double median_abs, max_abs;
+};
+
+static struct table_stats table_stats(const struct points *p, const char *table)
+{
+	struct table_stats st = { table, 0, 0, 0 };
+	double *errs = malloc(p->n * sizeof(*errs));
+
+	for (size_t i = 0; errs && i < p->n; i++)
+		if (strcmp(p->v[i].table, table) == 0)
+			errs[st.n++] = fabs(point_error_pct(&p->v[i]));
+	if (st.n) {
+		qsort(errs, st.n, sizeof(*errs), cmp_double);
+		st.median_abs = st.n % 2 ? errs[st.n / 2] : (errs[st.n / 2 - 1] + errs[st.n / 2]) / 2;
+		st.max_abs = errs[st.n - 1];
+	}
+	free(errs);
+	return st;
+}
+
+static const struct point *find(const struct points *p, const char *table, const char *series, uint64_t x)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].table, table) && !strcmp(p->v[i].series, series) && p->v[i].x == x)
+			return &p->v[i];
+	return NULL;
+}
+
+/* Smallest bucket count (x >= 2) reaching 90% of the series' maximum, for published
+ * (which = 0) or simulated (which = 1) values; 0 if the series has no such points. */
+static uint64_t knee(const struct points *p, const char *table, const char *series, int which)
+{
+	double plateau = 0;
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct point *pt = &p->v[i];
+		double v = which ? pt->simulated : pt->published;
+
+		if (!strcmp(pt->table, table) && !strcmp(pt->series, series) && pt->x >= 2 && v > plateau)
+			plateau = v;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct point *pt = &p->v[i];
+		double v = which ? pt->simulated : pt->published;
+
+		if (!strcmp(pt->table, table) && !strcmp(pt->series, series) && pt->x >= 2 && v >= 0.9 * plateau &&
+		    (!best || pt->x < best))
+			best = pt->x;
+	}
+	return best;
+}
+
+static void print_table(const struct points *p, const char *table)
+{
+	printf("\n== %s\n%-28s %7s %14s %14s %8s\n", table, "series", "x", "published", "simulated", "error");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct point *pt = &p->v[i];
+
+		if (strcmp(pt->table, table) == 0)
+			printf("%-28s %7llu %14.0f %14.0f %+7.1f%%\n", pt->series, (unsigned long long)pt->x,
+			       pt->published, pt->simulated, point_error_pct(pt));
+	}
+}
+
+static int check(FILE *out, const char *what, int holds, const char *detail)
+{
+	printf("  %-58s %s  %s\n", what, holds ? "holds" : "DOES NOT HOLD", detail);
+	fprintf(out, "check,\"%s\",%d,\"%s\"\n", what, holds, detail);
+	return holds;
+}
+
+/* The shape checks of issue 4: knees within one power of two; node-bound curves above
+ * the both-nodes curve below 1024 buckets; the v11 orderings. */
+static void shape_checks(const struct points *p, FILE *out)
+{
+	static const char *const sweeps[][2] = {
+		{ "e5-sweep-2024", "all_28" }, { "e5-sweep-2024", "node0_14" }, { "e5-sweep-2024", "node1_14" },
+	};
+	char detail[256];
+
+	printf("\n== shape\n");
+	for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++) {
+		uint64_t kp = knee(p, sweeps[i][0], sweeps[i][1], 0), ks = knee(p, sweeps[i][0], sweeps[i][1], 1);
+		char what[128];
+
+		if (!kp || !ks)
+			continue;
+		snprintf(what, sizeof(what), "knee of %s within a power of two", sweeps[i][1]);
+		snprintf(detail, sizeof(detail), "published %llu, simulated %llu", (unsigned long long)kp,
+			 (unsigned long long)ks);
+		check(out, what, kp <= 2 * ks && ks <= 2 * kp, detail);
+	}
+	for (int node = 0; node < 2; node++) {
+		char series[16], what[128];
+		int holds = 1, any = 0;
+		uint64_t bad = 0;
+
+		snprintf(series, sizeof(series), "node%d_14", node);
+		for (uint64_t b = 2; b < 1024; b *= 2) {
+			const struct point *n = find(p, "e5-sweep-2024", series, b), *a = find(p, "e5-sweep-2024", "all_28", b);
+
+			if (!n || !a)
+				continue;
+			any = 1;
+			if (!(n->simulated > a->simulated)) {
+				holds = 0;
+				bad = bad ? bad : b;
+			}
+		}
+		if (!any)
+			continue;
+		snprintf(what, sizeof(what), "%s above all_28 below 1024 buckets", series);
+		snprintf(detail, sizeof(detail), bad ? "first failure at %llu buckets" : "every bucket count",
+			 (unsigned long long)bad);
+		check(out, what, holds, detail);
+	}
+	const struct point *bs = find(p, "e5-v11-2025", "before-series/shared", 0),
+			   *bp = find(p, "e5-v11-2025", "before-series/private", 0),
+			   *b128 = find(p, "e5-v11-2025", "with-series/private/-b128", 128),
+			   *i128 = find(p, "e5-v11-2025", "with-series/private/-Ib128", 128),
+			   *b8k = find(p, "e5-v11-2025", "with-series/private/-b8192", 8192),
+			   *i8k = find(p, "e5-v11-2025", "with-series/private/-Ib8192", 8192);
+	if (bs && bp) {
+		snprintf(detail, sizeof(detail), "%.0f < %.0f", bs->simulated, bp->simulated);
+		check(out, "v11: shared below private (before the series)", bs->simulated < bp->simulated, detail);
+	}
+	if (b128 && i128 && b8k && i8k) {
+		snprintf(detail, sizeof(detail), "-b128/-Ib128 = %.2f, -b8192/-Ib8192 = %.2f",
+			 b128->simulated / i128->simulated, b8k->simulated / i8k->simulated);
+		check(out, "v11: -b far below -Ib (less than half)",
+		      b128->simulated < 0.5 * i128->simulated && b8k->simulated < 0.5 * i8k->simulated, detail);
+		snprintf(detail, sizeof(detail), "-b8192/-b128 = %.2f", b8k->simulated / b128->simulated);
+		check(out, "v11: -b8192 ~ -b128 (within 25%)",
+		      fabs(b8k->simulated / b128->simulated - 1) <= 0.25, detail);
+	}
+}
+
+static int mkdirs(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (char *s = path + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(path, 0777) < 0 && errno != EEXIST)
+				return -1;
+			*s = '/';
+		}
+	return mkdir(path, 0777) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation";
+	const char *tables[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
+	size_t ntables = 0, nsets = 0;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	struct fs_error e = { 0 };
+	struct points p;
+	char path[4096];
+	FILE *csv, *sum;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--points") && v) {
+			points_file = argv[++i];
+		} else if (!strcmp(a, "--table") && v && ntables < MAX_ARGS) {
+			tables[ntables++] = argv[++i];
+		} else if (!strcmp(a, "--set") && v && nsets < MAX_ARGS) {
+			sets[nsets++] = argv[++i];
+		} else if (!strcmp(a, "-j") && v) {
+			jobs = atol(argv[++i]);
+		} else if (!strcmp(a, "--out") && v) {
+			out_dir = argv[++i];
+		} else {
+			fprintf(stderr, "futexsim-validate: bad argument '%s'\n%s", a, usage);
+			return 2;
+		}
+	}
+	if (points_load(&p, points_file, tables, NULL, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0) {
+		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
+		return e.status ? e.status : 1;
+	}
+	if (mkdirs(out_dir) < 0) {
+		fprintf(stderr, "futexsim-validate: cannot create %s: %s\n", out_dir, strerror(errno));
+		return 4;
+	}
+	snprintf(path, sizeof(path), "%s/points.csv", out_dir);
+	csv = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/summary.csv", out_dir);
+	sum = fopen(path, "w");
+	if (!csv || !sum) {
+		fprintf(stderr, "futexsim-validate: cannot write in %s: %s\n", out_dir, strerror(errno));
+		return 4;
+	}
+	fprintf(csv, "table,series,x,published,simulated,error_pct\n");
+	for (size_t i = 0; i < p.n; i++)
+		fprintf(csv, "%s,%s,%llu,%.1f,%.1f,%.2f\n", p.v[i].table, p.v[i].series, (unsigned long long)p.v[i].x,
+			p.v[i].published, p.v[i].simulated, point_error_pct(&p.v[i]));
+	fprintf(sum, "kind,what,value,detail\n");
+	const char *seen[16];
+	size_t nseen = 0;
+
+	for (size_t i = 0; i < p.n && nseen < 16; i++) {
+		int dup = 0;
+
+		for (size_t k = 0; k < nseen; k++)
+			dup |= !strcmp(seen[k], p.v[i].table);
+		if (!dup)
+			seen[nseen++] = p.v[i].table;
+	}
+	for (size_t k = 0; k < nseen; k++)
+		print_table(&p, seen[k]);
+	printf("\n== error per table (absolute, %%)\n%-18s %6s %8s %8s\n", "table", "points", "median", "max");
+	for (size_t k = 0; k < nseen; k++) {
+		struct table_stats st = table_stats(&p, seen[k]);
+
+		printf("%-18s %6zu %7.1f%% %7.1f%%\n", st.table, st.n, st.median_abs, st.max_abs);
+		fprintf(sum, "error,%s,%.2f,median_abs_pct\nerror,%s,%.2f,max_abs_pct\n", st.table, st.median_abs,
+			st.table, st.max_abs);
+	}
+	shape_checks(&p, sum);
+	fclose(csv);
+	fclose(sum);
+	printf("\nwrote %s/points.csv and %s/summary.csv\n", out_dir, out_dir);
+	points_free(&p);
+	return 0;
+}
