@@ -831,6 +831,16 @@ static int member(const struct yt_node *map, const char *key, const struct yt_no
 	return 0;
 }
 
+/* Records the default a reader used for an absent `key` (sim/yamltree.h,
+ * yt_note_default: only while the doc records defaults). */
+static int used_default(const struct yt_node *map, const char *key, const char *text, bool quoted,
+			struct fs_error *e)
+{
+	if (yt_note_default(map, key, text, quoted) < 0)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	return 0;
+}
+
 int cfg_get_u64(const struct yt_node *map, const char *key, uint64_t dflt, uint64_t min,
 		uint64_t max, uint64_t *out, struct fs_error *e)
 {
@@ -839,8 +849,11 @@ int cfg_get_u64(const struct yt_node *map, const char *key, uint64_t dflt, uint6
 	if (member(map, key, &n, e))
 		return -1;
 	if (!n) {
+		char text[32];
+
 		*out = dflt;
-		return 0;
+		snprintf(text, sizeof(text), "%" PRIu64, dflt);
+		return used_default(map, key, text, false, e);
 	}
 	return cfg_parse_u64(n, key, min, max, out, e);
 }
@@ -864,7 +877,7 @@ int cfg_get_bool(const struct yt_node *map, const char *key, bool dflt, bool *ou
 		return -1;
 	if (!n) {
 		*out = dflt;
-		return 0;
+		return used_default(map, key, dflt ? "true" : "false", false, e);
 	}
 	return cfg_parse_bool(n, key, out, e);
 }
@@ -877,8 +890,10 @@ int cfg_get_fixed3(const struct yt_node *map, const char *key, uint64_t dflt_mil
 	if (member(map, key, &n, e))
 		return -1;
 	if (!n) {
+		char text[48];
+
 		*out_milli = dflt_milli;
-		return 0;
+		return used_default(map, key, format_fixed3(text, sizeof(text), dflt_milli), false, e);
 	}
 	return cfg_parse_fixed3(n, key, min_milli, max_milli, out_milli, e);
 }
@@ -891,8 +906,10 @@ int cfg_get_duration(const struct yt_node *map, const char *key, uint64_t dflt_p
 	if (member(map, key, &n, e))
 		return -1;
 	if (!n) {
+		char text[48];
+
 		*out_ps = dflt_ps;
-		return 0;
+		return used_default(map, key, format_duration(text, sizeof(text), dflt_ps), false, e);
 	}
 	return cfg_parse_duration(n, key, min_ps, max_ps, out_ps, e);
 }
@@ -905,8 +922,14 @@ int cfg_get_cost(const struct yt_node *map, const char *key, struct fs_cost dflt
 	if (member(map, key, &n, e))
 		return -1;
 	if (!n) {
+		char text[64], number[48];
+
 		*out = dflt;
-		return 0;
+		if (dflt.unit == FS_COST_MILLICYCLES)
+			snprintf(text, sizeof(text), "%s cycles", format_fixed3(number, sizeof(number), dflt.amount));
+		else
+			format_duration(text, sizeof(text), dflt.amount);
+		return used_default(map, key, text, false, e);
 	}
 	return cfg_parse_cost(n, key, out, e);
 }
@@ -920,7 +943,8 @@ int cfg_get_string(const struct yt_node *map, const char *key, const char *dflt,
 		return -1;
 	if (!n) {
 		*out = dflt;
-		return 0;
+		/* a NULL default means "no value": nothing to record */
+		return dflt ? used_default(map, key, dflt, true, e) : 0;
 	}
 	return cfg_parse_string(n, key, out, e);
 }
@@ -934,7 +958,8 @@ int cfg_get_enum(const struct yt_node *map, const char *key, const char *const n
 		return -1;
 	if (!n) {
 		*out = dflt;
-		return 0;
+		/* a negative default means "none of the names" (the caller decides) */
+		return dflt >= 0 ? used_default(map, key, names[dflt], false, e) : 0;
 	}
 	return cfg_parse_enum(n, key, names, out, e);
 }

@@ -3,7 +3,10 @@
  * Every reader takes a node, a name for messages and bounds, and either stores a
  * value or fails with "FILE:LINE:COL: NAME: what is wrong (what was expected)".
  * cfg_get_* read an optional member of a map: when the key is absent the
- * documented default is stored. cfg_check_keys rejects unknown keys and suggests
+ * documented default is stored, and, while the map's doc records defaults
+ * (yt_doc_record_defaults), also written into the map as `key: default` (in a
+ * form these readers read back as the same value), so a resolved scenario
+ * shows every value a run used. cfg_check_keys rejects unknown keys and suggests
  * the nearest known one.
  *
  * Units: durations are integer picoseconds and accept ps, ns, us (or µs), ms, s

@@ -185,14 +185,28 @@ static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_e
 
 static int parse_output(struct scenario *sc, const struct yt_node *out, struct fs_error *e)
 {
-	static const char *const keys[] = { "per_thread", "hottest_lines", NULL };
+	static const char *const keys[] = { "per_thread", "hottest_lines", "interval", NULL };
+	uint64_t intervals;
 
 	if (out && (cfg_expect(out, YT_MAP, "output", e) < 0 || cfg_check_keys(out, "output", keys, e) < 0))
 		return -1;
-	return cfg_get_bool(out, "per_thread", false, &sc->per_thread, e) < 0 ||
-			       cfg_get_u32(out, "hottest_lines", 5, 0, 1000, &sc->hottest_lines, e) < 0
-		       ? -1
-		       : 0;
+	if (cfg_get_bool(out, "per_thread", false, &sc->per_thread, e) < 0 ||
+	    cfg_get_u32(out, "hottest_lines", 5, 0, 1000, &sc->hottest_lines, e) < 0 ||
+	    cfg_get_duration(out, "interval", 100 * PS_PER_US, 1 * PS_PER_NS, SCENARIO_MAX_SIM_PS, &sc->interval,
+			     e) < 0)
+		return -1;
+	/* every interval is an event and a row of the result file */
+	intervals = (sc->duration + sc->interval - 1) / sc->interval;
+	if (intervals > SCENARIO_MAX_INTERVALS) {
+		const struct yt_node *n = yt_get(out, "interval");
+
+		/* a recorded default has no place in a file: point at the section */
+		return fs_fail_at(e, n->mark.line ? &n->mark : &out->mark,
+				  "output.interval: %s cuts run.duration into %llu intervals (at most %llu; set a "
+				  "longer output.interval)",
+				  n->scalar, (unsigned long long)intervals, (unsigned long long)SCENARIO_MAX_INTERVALS);
+	}
+	return 0;
 }
 
 static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct fs_error *e)
@@ -206,12 +220,56 @@ static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct 
 	return sc->wl_type->parse(wl, &sc->machine, &sc->wl_params, e);
 }
 
+/* A map at `key` of `map`, created empty when absent, so that the readers record
+ * the defaults of an absent section too (sim/config.h). NULL when `key` holds
+ * something else (the parser reports it) or out of memory (*oom set). */
+static struct yt_node *section(struct yt_doc *d, struct yt_node *map, const char *key, bool *oom)
+{
+	struct yt_node *n = yt_get(map, key);
+
+	if (!n && map && map->kind == YT_MAP) {
+		n = yt_new_map(d, map->mark);
+		if (!n || yt_map_put(d, map, key, map->mark, n) < 0)
+			*oom = true;
+	}
+	return n;
+}
+
+/* Every value the run uses lands in sc->resolved: parse it while the doc
+ * records defaults, with the optional sections present as (empty) maps. */
+static int parse_resolved(struct scenario *sc, struct fs_error *e)
+{
+	struct yt_node *r = sc->resolved, *kernel = yt_get(r, "kernel");
+	bool oom = false;
+
+	section(sc->doc, r, "run", &oom);
+	section(sc->doc, r, "output", &oom);
+	if (kernel && kernel->kind == YT_MAP) {
+		section(sc->doc, kernel, "global_hash", &oom);
+		section(sc->doc, kernel, "private_hash", &oom);
+		section(sc->doc, kernel, "costs", &oom);
+	}
+	if (oom)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	yt_doc_record_defaults(sc->doc, true);
+	if (machine_from_yaml(&sc->machine, yt_get(r, "machine"), e) < 0 ||
+	    kernel_from_yaml(&sc->kernel, kernel, e) < 0 || cfg_get_string(r, "name", "", &sc->name, e) < 0 ||
+	    cfg_get_string(r, "description", "", &sc->description, e) < 0 ||
+	    parse_run(sc, yt_get(r, "run"), e) < 0 || parse_output(sc, yt_get(r, "output"), e) < 0 ||
+	    parse_workload(sc, yt_get(r, "workload"), e) < 0) {
+		yt_doc_record_defaults(sc->doc, false);
+		return -1;
+	}
+	yt_doc_record_defaults(sc->doc, false);
+	return 0;
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
 		  struct fs_error *e)
 {
 	static const char *const keys[] = { "name", "description", "machine", "kernel", "workload",
 					    "run", "output", NULL };
-	struct yt_node *work, *machine, *kernel;
+	struct yt_node *work, *machine, *kernel, *assembled;
 	char dir[4096];
 
 	memset(sc, 0, sizeof(*sc));
@@ -219,7 +277,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	if (!sc->doc)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	sc->path = path;
-	sc->given = yt_load_file(sc->doc, path, e);
+	sc->sets = sets;
+	sc->nsets = nsets;
+	sc->given = yt_load_file_text(sc->doc, path, &sc->given_text, &sc->given_len, e);
 	if (!sc->given || cfg_expect(sc->given, YT_MAP, "scenario", e) < 0)
 		return -1;
 	work = yt_copy(sc->doc, sc->given);
@@ -239,15 +299,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	kernel = resolve(sc, yt_get(work, "kernel"), "kernels", "kernel", dirname(dir), 0, e);
 	if (!kernel)
 		return -1;
-	sc->resolved = yt_copy(sc->doc, work);
-	if (!sc->resolved || yt_map_put(sc->doc, sc->resolved, "machine", machine->mark, machine) < 0 ||
-	    yt_map_put(sc->doc, sc->resolved, "kernel", kernel->mark, kernel) < 0)
+	/* presets merged in; copied whole so that recording defaults into it
+	 * touches no tree it shares nodes with */
+	assembled = yt_copy(sc->doc, work);
+	if (!assembled || yt_map_put(sc->doc, assembled, "machine", machine->mark, machine) < 0 ||
+	    yt_map_put(sc->doc, assembled, "kernel", kernel->mark, kernel) < 0 ||
+	    !(sc->resolved = yt_copy(sc->doc, assembled)))
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	if (machine_from_yaml(&sc->machine, machine, e) < 0 || kernel_from_yaml(&sc->kernel, kernel, e) < 0 ||
-	    cfg_get_string(work, "name", "", &sc->name, e) < 0 ||
-	    cfg_get_string(work, "description", "", &sc->description, e) < 0 ||
-	    parse_run(sc, yt_get(work, "run"), e) < 0 || parse_output(sc, yt_get(work, "output"), e) < 0 ||
-	    parse_workload(sc, yt_get(work, "workload"), e) < 0)
+	if (parse_resolved(sc, e) < 0)
 		return -1;
 	if (!*sc->name) {
 		/* default name: the file's base name without .yaml */
@@ -258,8 +317,10 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
 			len -= 5;
 		snprintf(dir, sizeof(dir), "%.*s", (int)len, base);
-		n = yt_new_scalar(sc->doc, dir, false, sc->given->mark);
-		sc->name = n ? n->scalar : "scenario";
+		n = yt_new_scalar(sc->doc, dir, true, sc->given->mark);
+		if (!n || yt_map_put(sc->doc, sc->resolved, "name", n->mark, n) < 0)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+		sc->name = n->scalar;
 	}
 	return 0;
 }

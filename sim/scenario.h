@@ -24,12 +24,22 @@
 /* Runs are refused beyond this much simulated time (keeps every sum of times far
  * from 2^64 ps). */
 #define SCENARIO_MAX_SIM_PS (3600ull * 1000000000000ull)
+/* output.interval may cut the measured time into at most this many intervals
+ * (each one an event and a row of the result file's time series). */
+#define SCENARIO_MAX_INTERVALS 10000000ull
 
 struct scenario {
 	struct yt_doc *doc;
 	const char *path;
+	const char *given_text;       /* the file's bytes exactly as read (owned by doc) */
+	size_t given_len;
+	const char *const *sets;      /* the --set overrides, in order (the caller's strings) */
+	size_t nsets;
 	struct yt_node *given;        /* the file as loaded */
-	struct yt_node *resolved;     /* overrides applied, presets merged in */
+	struct yt_node *resolved;     /* overrides applied, presets merged in, and every
+					 default a reader used recorded (sim/config.h), so
+					 emitting it gives a scenario that runs the same;
+					 docs/results-format.md lists what is not echoed */
 	const char *name;
 	const char *description;
 
@@ -45,10 +55,12 @@ struct scenario {
 
 	bool per_thread;              /* print perf's per-thread lines */
 	uint32_t hottest_lines;       /* lines listed in the summary */
+	simtime_t interval;           /* output.interval: time series resolution */
 };
 
 /* Loads `path`, applies `sets` ("dotted.path=VALUE") in order, resolves presets
- * and parses everything. On error fills `e` (FILE:LINE:COL where it applies). */
+ * and parses everything. On error fills `e` (FILE:LINE:COL where it applies).
+ * `sets` must outlive the scenario (it is kept for provenance). */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
 		  struct fs_error *e);
 void scenario_free(struct scenario *sc);

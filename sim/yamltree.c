@@ -36,6 +36,7 @@ struct interned_name {
 
 struct yt_doc {
 	struct yt_limits limits;
+	bool record_defaults;       /* see yt_note_default */
 	struct arena_chunk *chunks; /* the first one is being filled */
 	struct interned_name *names;
 };
@@ -150,6 +151,7 @@ static struct yt_node *new_node(struct yt_doc *d, enum yt_kind kind, struct fs_m
 	memset(n, 0, sizeof(*n));
 	n->kind = kind;
 	n->mark = at;
+	n->doc = d;
 	return n;
 }
 
@@ -831,6 +833,12 @@ static char *read_file(FILE *f, size_t max, size_t *len)
 
 struct yt_node *yt_load_file(struct yt_doc *d, const char *path, struct fs_error *e)
 {
+	return yt_load_file_text(d, path, NULL, NULL, e);
+}
+
+struct yt_node *yt_load_file_text(struct yt_doc *d, const char *path, const char **keep, size_t *keep_len,
+				  struct fs_error *e)
+{
 	struct yt_node *root;
 	size_t len = 0;
 	char *text;
@@ -855,8 +863,38 @@ struct yt_node *yt_load_file(struct yt_doc *d, const char *path, struct fs_error
 	}
 	fclose(f);
 	root = yt_load_string(d, path, text, len, e);
+	if (root && keep) {
+		/* the loader refuses NUL bytes, so the copy is the whole text */
+		*keep = arena_strndup(d, text, len);
+		*keep_len = len;
+		if (!*keep) {
+			out_of_memory(e, path);
+			root = NULL;
+		}
+	}
 	free(text);
 	return root;
+}
+
+/* ---- recorded defaults ---------------------------------------------------- */
+
+void yt_doc_record_defaults(struct yt_doc *d, bool on)
+{
+	if (d)
+		d->record_defaults = on;
+}
+
+int yt_note_default(const struct yt_node *map, const char *key, const char *text, bool quoted)
+{
+	static const struct fs_mark at = { "<default>", 0, 0 };
+	struct yt_doc *d = map ? map->doc : NULL;
+	struct yt_node *value;
+
+	if (!d || !d->record_defaults || map->kind != YT_MAP || yt_find(map, key) >= 0)
+		return 0;
+	value = yt_new_scalar(d, text, quoted, at);
+	/* the doc owns `map`: readers see it as const, the doc may still extend it */
+	return value ? yt_map_put(d, (struct yt_node *)map, key, at, value) : -1;
 }
 
 /* ---- --set overrides ------------------------------------------------------ */

@@ -17,9 +17,12 @@
 
 enum yt_kind { YT_SCALAR, YT_MAP, YT_SEQ };
 
+struct yt_doc;
+
 struct yt_node {
 	enum yt_kind kind;
 	struct fs_mark mark;       /* where the node starts */
+	struct yt_doc *doc;        /* the doc that owns it; NULL for a node built on the stack */
 	/* YT_SCALAR */
 	const char *scalar;        /* NUL-terminated, never NULL for a scalar */
 	bool quoted;               /* quoted or block scalar: a string, never a number */
@@ -40,8 +43,6 @@ struct yt_limits {
 #define YT_DEFAULT_MAX_DEPTH 32u
 #define YT_DEFAULT_MAX_NODES 200000u
 
-struct yt_doc;
-
 struct yt_doc *yt_doc_new(void); /* default limits; NULL only when out of memory */
 void yt_doc_free(struct yt_doc *d);
 void yt_doc_set_limits(struct yt_doc *d, const struct yt_limits *limits);
@@ -58,6 +59,10 @@ void yt_doc_set_limits(struct yt_doc *d, const struct yt_limits *limits);
 struct yt_node *yt_load_file(struct yt_doc *d, const char *path, struct fs_error *e);
 struct yt_node *yt_load_string(struct yt_doc *d, const char *name, const char *text, size_t len,
 			       struct fs_error *e);
+/* yt_load_file that also keeps the file's bytes exactly as read (NUL-terminated,
+ * owned by the doc) in *text and their count in *len: provenance for result files. */
+struct yt_node *yt_load_file_text(struct yt_doc *d, const char *path, const char **text, size_t *len,
+				  struct fs_error *e);
 
 /* The value of `key` in `map`, or NULL when absent or `map` is not a map. */
 struct yt_node *yt_get(const struct yt_node *map, const char *key);
@@ -107,6 +112,16 @@ struct yt_node *yt_copy(struct yt_doc *d, const struct yt_node *n);
 int yt_emit(FILE *f, const struct yt_node *n);
 /* The same into a malloc'd NUL-terminated string (caller frees); NULL on error. */
 char *yt_emit_string(const struct yt_node *n);
+
+/* Default recording, so a scenario "as resolved" shows every value a run used.
+ * While it is on for a doc, yt_note_default(map, key, text, quoted) adds
+ * `key: text` to `map` (a map of that doc) when `key` is absent; the typed
+ * readers of sim/config.h call it with the default they used. The doc owns its
+ * nodes, so it may extend a map that readers hold as const; off (the default),
+ * or for a NULL map or a map of another (or no) doc, it does nothing. Recorded
+ * nodes are marked "<default>". -1 only when out of memory. */
+void yt_doc_record_defaults(struct yt_doc *d, bool on);
+int yt_note_default(const struct yt_node *map, const char *key, const char *text, bool quoted);
 
 const char *yt_kind_name(enum yt_kind k); /* "scalar", "map", "sequence" */
 
