@@ -95,7 +95,7 @@ static struct event pop_min(struct engine *e)
 
 void engine_run(struct engine *e, simtime_t until)
 {
-	while (!e->stop && e->len && e->heap[0].time < until) {
+	while (!e->stop && e->len && e->heap[0].time < until && !(e->interrupt && *e->interrupt)) {
 		struct event ev = pop_min(e);
 
 		e->now = ev.time;

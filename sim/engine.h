@@ -10,6 +10,7 @@
 #ifndef FUTEXSIM_ENGINE_H
 #define FUTEXSIM_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,9 @@ struct engine {
 	simtime_t now;
 	uint64_t events;       /* handled so far */
 	bool stop;             /* set by a handler to end engine_run early */
+	/* When set, engine_run also stops once *interrupt is non-zero: a flag a
+	 * signal handler sets (sim/main.c); read between events. */
+	const volatile sig_atomic_t *interrupt;
 	bool out_of_memory;    /* a schedule failed; the run is invalid */
 	struct event *heap;
 	size_t len, cap;
@@ -70,8 +74,8 @@ static inline bool engine_try_advance(struct engine *e, simtime_t t)
 	return false;
 }
 
-/* Handles events in order while their time is < until and nobody set `stop`.
- * `now` ends at the last handled event's time. */
+/* Handles events in order while their time is < until, nobody set `stop` and
+ * no interrupt is flagged. `now` ends at the last handled event's time. */
 void engine_run(struct engine *e, simtime_t until);
 
 #endif

@@ -12,10 +12,15 @@ static void on_control(void *ctx, uint32_t target)
 	spinlocks_reset_stats(&s->locks);
 }
 
+/* Called for every op that completes before the window's end, at the op's
+ * completion time t->t (models/task.h); those at or after the window's start
+ * are the ones task->ops counts. */
 static void wl_op_done(void *ctx, struct task *t)
 {
 	struct sim *s = ctx;
 
+	if (t->t >= s->warmup_end)
+		ts_note_op(&s->ts, t->id, t->t);
 	s->sc->wl_type->op_done(s->wl, t);
 }
 
@@ -30,6 +35,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->warmup_end = sc->warmup;
 	s->end = sc->warmup + sc->duration;
 	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
+	    ts_init(&s->ts, &s->eng, &s->coh, ntasks, s->warmup_end, s->end, sc->interval) < 0 ||
 	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
 	    spinlocks_init(&s->locks, ntasks) < 0 ||
 	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_node, sc->user_base) < 0)
@@ -51,10 +57,13 @@ int sim_run(struct sim *s, struct fs_error *e)
 {
 	if (s->warmup_end > 0)
 		engine_schedule(&s->eng, s->warmup_end, s->control_kind, 0);
+	ts_start(&s->ts);
 	engine_run(&s->eng, s->end);
 	if (s->eng.out_of_memory)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory while simulating");
-	return 0;
+	/* stopped by the flag with work left before the end (not just flagged late) */
+	s->interrupted = s->eng.interrupt && *s->eng.interrupt && engine_next_time(&s->eng) < s->end;
+	return ts_finish(&s->ts, s->interrupted, e);
 }
 
 void sim_free(struct sim *s)
@@ -68,11 +77,19 @@ void sim_free(struct sim *s)
 	spinlocks_free(&s->locks);
 	coh_free(&s->coh);
 	tasks_free(&s->tasks);
+	ts_free(&s->ts);
 	engine_free(&s->eng);
 	memset(s, 0, sizeof(*s));
 }
 
+simtime_t sim_window_ps(const struct sim *s)
+{
+	simtime_t stop = s->interrupted ? s->eng.now : s->end;
+
+	return stop > s->warmup_end ? stop - s->warmup_end : 0;
+}
+
 double sim_window_secs(const struct sim *s)
 {
-	return (double)(s->end - s->warmup_end) / 1e12;
+	return (double)sim_window_ps(s) / 1e12;
 }

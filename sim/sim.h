@@ -22,6 +22,7 @@
 #include "sim/engine.h"
 #include "sim/error.h"
 #include "sim/scenario.h"
+#include "sim/timeseries.h"
 
 struct sim {
 	const struct scenario *sc;
@@ -35,15 +36,23 @@ struct sim {
 	struct tasks tasks;
 	gsl_rng *rng;
 	void *wl;                 /* the workload's state */
+	struct timeseries ts;     /* ops and transfers per output.interval */
 	simtime_t warmup_end, end;
 	uint32_t control_kind;    /* engine event: end of warm-up */
+	bool interrupted;         /* sim_run stopped early on eng.interrupt */
 };
 
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e);
+/* Runs the warm-up and the window, then closes the time series (rows go to the
+ * sink set with ts_set_sink(&s->ts, ...), if any). Stops early when
+ * s->eng.interrupt is flagged: s->interrupted is then set and the figures
+ * cover the simulated time up to the stop. */
 int sim_run(struct sim *s, struct fs_error *e);
 void sim_free(struct sim *s);
 
-/* Measured seconds of simulated time (the window after the warm-up). */
+/* The measured window in simulated time: after the warm-up, up to its end or
+ * to where an interrupted run stopped. */
+simtime_t sim_window_ps(const struct sim *s);
 double sim_window_secs(const struct sim *s);
 
 #endif

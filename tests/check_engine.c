@@ -116,6 +116,46 @@ START_TEST(test_try_advance_only_before_next_event)
 }
 END_TEST
 
+/* A handler that raises the flag at its third event, as a signal would. */
+struct flagger {
+	struct engine *e;
+	volatile sig_atomic_t flag;
+	uint32_t seen;
+};
+
+static void raise_flag(void *ctx, uint32_t target)
+{
+	struct flagger *f = ctx;
+
+	(void)target;
+	if (++f->seen == 3)
+		f->flag = 1;
+}
+
+START_TEST(test_interrupt_flag_stops_between_events)
+{
+	struct flagger f = { 0 };
+	struct engine e;
+	uint32_t kind;
+
+	ck_assert_int_eq(engine_init(&e), 0);
+	f.e = &e;
+	kind = engine_register(&e, raise_flag, &f);
+	for (uint32_t i = 0; i < 10; i++)
+		engine_schedule(&e, 100 * (i + 1), kind, i);
+	e.interrupt = &f.flag;
+	engine_run(&e, SIMTIME_MAX);
+	ck_assert_uint_eq(f.seen, 3);
+	ck_assert_uint_eq(e.now, 300);
+	ck_assert_uint_eq(e.len, 7);
+	/* cleared, the run goes on where it stopped */
+	f.flag = 0;
+	engine_run(&e, SIMTIME_MAX);
+	ck_assert_uint_eq(f.seen, 10);
+	engine_free(&e);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -125,6 +165,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_until_is_exclusive);
 	tcase_add_test(tc, test_many_random_events_sorted);
 	tcase_add_test(tc, test_try_advance_only_before_next_event);
+	tcase_add_test(tc, test_interrupt_flag_stops_between_events);
 	suite_add_tcase(s, tc);
 	return s;
 }
