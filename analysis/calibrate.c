@@ -35,13 +35,14 @@ static const char *const unit_names[] = { "ns", "cycles", "factor", NULL };
 struct param {
 	const char *set;        /* --set path, e.g. machine.costs.transfer_node */
 	const char *file_key;   /* the key written in the output file, e.g. costs.transfer_node */
-	int output;             /* index into spec.outputs */
+	unsigned outputs;       /* bitmask over spec.outputs: the files the value is written to */
 	enum unit unit;
 	double initial, min, max, value;
 	const char *source;     /* what the hardware reference says, for the comment */
 };
 
 struct output {
+	const char *id;         /* how parameters refer to it */
 	const char *file, *name, *inherit, *description;
 };
 
@@ -97,17 +98,18 @@ static int read_list(const struct yt_node *map, const char *key, const char **ou
 
 static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *e)
 {
-	static const char *const keys[] = { "set", "output", "unit", "initial", "min", "max", "source", NULL };
+	static const char *const keys[] = { "set", "outputs", "unit", "initial", "min", "max", "source", NULL };
 	struct param *p = &s->params[s->nparams];
-	const char *output, *dot;
+	const char *outputs[4], *dot;
+	size_t nout;
 	uint64_t v[3];
 	int unit;
 
 	if (s->nparams == MAX_PARAMS)
 		return fs_fail_at(e, &n->mark, "more than %d parameters", MAX_PARAMS);
 	if (cfg_expect(n, YT_MAP, "parameter", e) < 0 || cfg_check_keys(n, "parameter", keys, e) < 0 ||
-	    cfg_require(n, "set", "parameter", e) < 0 || cfg_require(n, "output", "parameter", e) < 0 ||
-	    cfg_get_string(n, "set", "", &p->set, e) < 0 || cfg_get_string(n, "output", "", &output, e) < 0 ||
+	    cfg_require(n, "set", "parameter", e) < 0 || cfg_require(n, "outputs", "parameter", e) < 0 ||
+	    cfg_get_string(n, "set", "", &p->set, e) < 0 || read_list(n, "outputs", outputs, 4, &nout, e) < 0 ||
 	    cfg_get_enum(n, "unit", unit_names, UNIT_NS, &unit, e) < 0 ||
 	    cfg_get_string(n, "source", "", &p->source, e) < 0 ||
 	    cfg_get_fixed3(n, "initial", 1000, 0, UINT64_MAX / 2, &v[0], e) < 0 ||
@@ -120,12 +122,16 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 	p->max = v[2] / 1000.0;
 	if (!(p->min < p->max) || p->initial < p->min || p->initial > p->max)
 		return fs_fail_at(e, &n->mark, "parameter %s: need min < max and min <= initial <= max", p->set);
-	p->output = -1;
-	for (size_t i = 0; i < s->noutputs; i++)
-		if (!strcmp(s->outputs[i].name, output))
-			p->output = (int)i;
-	if (p->output < 0)
-		return fs_fail_at(e, &n->mark, "parameter %s: unknown output '%s'", p->set, output);
+	p->outputs = 0;
+	for (size_t k = 0; k < nout; k++) {
+		size_t i;
+
+		for (i = 0; i < s->noutputs && strcmp(s->outputs[i].id, outputs[k]); i++)
+			;
+		if (i == s->noutputs)
+			return fs_fail_at(e, &n->mark, "parameter %s: unknown output '%s'", p->set, outputs[k]);
+		p->outputs |= 1u << i;
+	}
 	dot = strchr(p->set, '.');
 	p->file_key = dot ? dot + 1 : p->set;
 	s->nparams++;
@@ -135,7 +141,7 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct fs_error *e)
 {
 	static const char *const keys[] = { "points", "tables", "fixed", "max_evals", "outputs", "parameters", NULL };
-	static const char *const out_keys[] = { "name", "file", "inherit", "description", NULL };
+	static const char *const out_keys[] = { "id", "name", "file", "inherit", "description", NULL };
 	const struct yt_node *root = yt_load_file(d, path, e), *outs, *params;
 	size_t n;
 	uint64_t max_evals;
@@ -159,7 +165,7 @@ static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct 
 		const struct yt_node *on = outs->items[i];
 
 		if (cfg_expect(on, YT_MAP, "output", e) < 0 || cfg_check_keys(on, "output", out_keys, e) < 0 ||
-		    cfg_get_string(on, "name", "", &o->name, e) < 0 || cfg_get_string(on, "file", "", &o->file, e) < 0 ||
+		    cfg_get_string(on, "id", "", &o->id, e) < 0 || cfg_get_string(on, "name", "", &o->name, e) < 0 || cfg_get_string(on, "file", "", &o->file, e) < 0 ||
 		    cfg_get_string(on, "inherit", "", &o->inherit, e) < 0 ||
 		    cfg_get_string(on, "description", "", &o->description, e) < 0)
 			return -1;
@@ -311,7 +317,7 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 		size_t glen = dot ? (size_t)(dot - p->file_key) : 0;
 		char v[64];
 
-		if (&s->outputs[p->output] != o)
+		if (!(p->outputs & (1u << (o - s->outputs))))
 			continue;
 		if (!group || strncmp(group, p->file_key, glen) != 0 || group[glen] != '.') {
 			fprintf(out, "%.*s:\n", (int)glen, p->file_key);

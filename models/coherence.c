@@ -204,12 +204,19 @@ static void invalidate_watchers(struct coherence *c, uint32_t line, uint32_t wri
 			keep = w;
 		} else {
 			c->req[w].kind = ACCESS_READ;
+			c->req[w].contended = 1; /* the line is being written right now */
 			c->req[w].issued = when;
 			enqueue(c, line, w);
 		}
 		w = next;
 	}
 	l->watchers = keep;
+}
+
+/* A hand-off the line's home had to queue behind others costs more [A, fitted]. */
+static inline simtime_t contended_cost(const struct machine *m, const struct coh_request *q, simtime_t cost)
+{
+	return q->contended ? simtime_scale_milli(cost, m->transfer_contended_milli) : cost;
 }
 
 /* Moves the line to requester r's CPU starting at `start`: applies the new state
@@ -228,7 +235,7 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	} else if (l->owner != COH_NONE) {
 		uint32_t from = l->owner;
 
-		cost = machine_xfer_ps(m, from, cpu);
+		cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu));
 		count_transfer(c, line, from, cpu);
 		if (kind == ACCESS_READ) {
 			l->owner = COH_NONE;
@@ -244,7 +251,10 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 			/* the requester is the only sharer: an upgrade nobody else sees */
 			cost = hit_cost(m, kind);
 		} else {
-			cost = machine_xfer_ps(m, from, cpu);
+			cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu));
+			/* a write waits for every sharer's invalidation acknowledgement */
+			if (kind != ACCESS_READ)
+				cost = simtime_scale_milli(cost, m->invalidation_milli);
 			count_transfer(c, line, from, cpu);
 		}
 		if (kind == ACCESS_READ) {
@@ -303,6 +313,9 @@ static void on_transfer_done(void *ctx, uint32_t line)
 /* Queues requester r (whose request is filled in) for the line. */
 static void issue(struct coherence *c, uint32_t line, uint32_t r)
 {
+	const struct line *l = &c->lines[line];
+
+	c->req[r].contended = l->inflight != COH_NONE || l->qhead != COH_NONE;
 	enqueue(c, line, r);
 	kick(c, line);
 }

@@ -12,7 +12,9 @@
  * accesses (waiters++ then lock) need not lose it in between. The machine's
  * transfer_occupancy stretches that: the next hand-off of a line cannot start
  * before transfer cost x occupancy (the coherence home serialises hand-offs of
- * one address; a contended line moves slower than point-to-point latency).
+ * one address; a contended line moves slower than point-to-point latency), and
+ * transfer_contended multiplies the cost of a transfer requested while the line
+ * was already moving or others were waiting for it.
  *
  * Requesters are the simulated tasks (0..nrequesters-1); each has at most one
  * request outstanding. When a queued request completes, the engine calls the
@@ -80,6 +82,7 @@ struct coh_request {
 	uint32_t cpu;
 	uint32_t next;         /* next requester in the line's queue or watcher list */
 	uint8_t kind;          /* enum access_kind */
+	uint8_t contended;     /* the line was busy when it was asked for */
 	simtime_t issued;
 };
 

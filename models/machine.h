@@ -59,6 +59,10 @@ struct machine {
 				      before a queued request can take it */
 	uint64_t smt_slowdown_milli; /* local work takes this x 1/1000 longer while the
 					sibling hardware thread is busy (1000 = none) */
+	uint64_t invalidation_milli;       /* a write to a line other CPUs share costs this x
+					      1/1000 of the transfer from the farthest sharer */
+	uint64_t transfer_contended_milli; /* a transfer requested while the line was busy
+					      costs this x 1/1000 of the point-to-point figure */
 	uint64_t transfer_occupancy_milli; /* a transferred line cannot move on before
 					      transfer cost x this / 1000 (1000: as soon as it
 					      arrives); the coherence home serialises hand-offs */

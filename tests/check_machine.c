@@ -11,8 +11,8 @@
 #include "models/machine.h"
 #include "sim/yamltree.h"
 
-#define E5_PATH "configs/machines/e5-2650-2s.yaml"
-#define E7_PATH "configs/machines/e7-8890v3-4s.yaml"
+#define E5_PATH "configs/machines/e5-2650-2s-hw.yaml"
+#define E7_PATH "configs/machines/e7-8890v3-4s-hw.yaml"
 #define SMALL_PATH "configs/machines/small-1node.yaml"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -361,10 +361,10 @@ static const struct cpulist_error_case cpulist_errors[] = {
 	{ "0-3,2", "CPU 2 listed twice" },
 	{ "node0,5", "CPU 5 listed twice" },
 	{ "node0,node0", "CPU 0 listed twice" },
-	{ "0-32", "CPU 32 out of range (machine 'e5-2650-2s' has 32 CPUs, 0-31)" },
+	{ "0-32", "CPU 32 out of range (machine 'e5-2650-2s-hw' has 32 CPUs, 0-31)" },
 	{ "40", "CPU 40 out of range" },
-	{ "99999999999999999999", "out of range (machine 'e5-2650-2s' has 32 CPUs" },
-	{ "node9", "no node 9 (machine 'e5-2650-2s' has 2 nodes" },
+	{ "99999999999999999999", "out of range (machine 'e5-2650-2s-hw' has 32 CPUs" },
+	{ "node9", "no node 9 (machine 'e5-2650-2s-hw' has 2 nodes" },
 	{ "node", "cannot read 'node'" },
 	{ "garbage", "cannot read 'garbage' (expected all, nodeN, N or N-M)" },
 	{ "1-", "cannot read '1-'" },
