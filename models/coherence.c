@@ -1,5 +1,7 @@
 #include "models/coherence.h"
 
+#include "sim/hugemem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,12 +49,10 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		if (cap < c->cap || cap >= COH_NONE)
 			return COH_NONE;
 		/* aligned so that each line's state starts a host cache line pair */
-		lines = aligned_alloc(_Alignof(struct line), (size_t)cap * sizeof(*lines));
+		lines = huge_realloc(c->lines, (size_t)c->nlines * sizeof(*lines), _Alignof(struct line),
+				     (size_t)cap * sizeof(*lines));
 		if (!lines)
 			return COH_NONE;
-		if (c->nlines)
-			memcpy(lines, c->lines, (size_t)c->nlines * sizeof(*lines));
-		free(c->lines);
 		c->lines = lines;
 		sharers = realloc(c->sharers, (size_t)cap * c->words * sizeof(*sharers));
 		if (!sharers)

@@ -89,6 +89,13 @@ static inline uint32_t current_lock(const struct task *t)
 	return t->target.table->lock0 + t->target.bucket;
 }
 
+/* The line of the current bucket's lock, computed without touching the lock
+ * (the lock and its line are then fetched by the host in parallel). */
+static inline uint32_t current_lock_line(const struct task *t)
+{
+	return futex_table_line(t->target.table, t->target.bucket, BF_LOCK);
+}
+
 static inline simtime_t work_time(const struct tasks *ts, const struct task *t, simtime_t ps)
 {
 	/* the task itself counts as one busy thread of its core */
@@ -152,11 +159,11 @@ static void lock_held(struct task *t)
 	t->state = TS_RUN;
 }
 
-static void spin(struct tasks *ts, struct task *t, uint32_t lock)
+static void spin(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
 	t->state = TS_LOCK_SPIN;
-	coh_watch(ts->coh, ts->locks->locks[lock].line, t->id, t->cpu);
+	coh_watch(ts->coh, current_lock_line(t), t->id, t->cpu);
 }
 
 static void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
@@ -179,7 +186,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	simtime_t cost;
 
-	if (coh_access(ts->coh, ts->locks->locks[lock].line, t->id, t->cpu, ACCESS_WRITE, &cost) == COH_WAIT) {
+	if (coh_access(ts->coh, current_lock_line(t), t->id, t->cpu, ACCESS_WRITE, &cost) == COH_WAIT) {
 		t->state = TS_LOCK_TAKE;
 		return false;
 	}
@@ -193,7 +200,7 @@ static bool spin_saw(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	if (spinlock_is_free(ts->locks, lock))
 		return take(ts, t, lock);
-	spin(ts, t, lock);
+	spin(ts, t);
 	return false;
 }
 
@@ -209,7 +216,7 @@ static enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint3
 			lock_held(t);
 			return LOCK_HELD;
 		case SPIN_HEAD: /* the pending waiter */
-			spin(ts, t, lock);
+			spin(ts, t);
 			return LOCK_WAITING;
 		default: /* MCS slow path: set up the per-CPU node, then trylock and xchg */
 			t->t += work_time(ts, t, t->prog[t->pc].work_ps);
@@ -226,7 +233,7 @@ static enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint3
 			lock_held(t);
 			return LOCK_HELD;
 		case SPIN_HEAD:
-			spin(ts, t, lock);
+			spin(ts, t);
 			return LOCK_WAITING;
 		default:
 			/* link behind the previous tail: a store to its MCS node */
@@ -242,7 +249,7 @@ static enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint3
 static bool lock_run(struct tasks *ts, struct task *t)
 {
 	uint32_t lock = current_lock(t);
-	uint32_t line = ts->locks->locks[lock].line;
+	uint32_t line = current_lock_line(t);
 
 	for (;;) {
 		enum access_kind kind = t->lock_stage == LS_TRYREAD ? ACCESS_READ : ACCESS_RMW;
@@ -266,7 +273,10 @@ static void prefetch_target(const struct tasks *ts, const struct task *t)
 
 	if (!tab || tab->lock0 == SPIN_NONE)
 		return;
-	__builtin_prefetch(&ts->coh->lines[futex_table_line(tab, t->target.bucket, BF_LOCK)]);
+	const struct line *l = &ts->coh->lines[futex_table_line(tab, t->target.bucket, BF_LOCK)];
+
+	__builtin_prefetch(l);
+	__builtin_prefetch(&l->stats); /* the second half, written when the line moves */
 	__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
 }
 
@@ -315,7 +325,7 @@ static void run(struct tasks *ts, struct task *t)
 			break;
 		case UOP_UNLOCK:
 			lock = current_lock(t);
-			if (!line_access(ts, t, ts->locks->locks[lock].line, ACCESS_WRITE, TS_UNLOCK))
+			if (!line_access(ts, t, current_lock_line(t), ACCESS_WRITE, TS_UNLOCK))
 				return;
 			spinlock_release(ts->locks, lock, t->id);
 			t->pc++;
@@ -339,7 +349,7 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 			if (u->kind == UOP_ACCESS)
 				line = resolve_line(&probe, u);
 			else if (u->kind == UOP_LOCK || u->kind == UOP_UNLOCK)
-				line = ts->locks->locks[current_lock(&probe)].line;
+				line = current_lock_line(&probe);
 			if (line != COH_NONE)
 				coh_note_user(ts->coh, line, t->id);
 		}
@@ -394,6 +404,5 @@ static void on_handoff(void *ctx, uint32_t task)
 	struct task *t = &ts->v[task];
 
 	t->t = ts->eng->now;
-	t->state = TS_LOCK_SPIN;
-	coh_watch(ts->coh, ts->locks->locks[current_lock(t)].line, t->id, t->cpu);
+	spin(ts, t);
 }
