@@ -1,16 +1,45 @@
 /* bin/futexsim: the command line. Parses arguments, loads the scenario, runs it,
- * prints the summary; the only place that prints errors and picks exit codes. */
+ * prints the summary and writes the result file; shows result files; the only
+ * place that prints errors, picks exit codes and handles signals. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sim/error.h"
+#include "sim/h5out.h"
+#include "sim/h5read.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
 #define MAX_SETS 256
+
+/* Set by SIGINT and SIGTERM; the engine reads it between events (sim/engine.h)
+ * and the run then ends with what it has. The program's one piece of global
+ * mutable state: a signal handler can reach nothing else. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* past a file size limit a write then fails (EFBIG) and is reported like a
+	 * full disk, instead of the signal killing the process mid-file */
+	signal(SIGXFSZ, SIG_IGN);
+}
 
 static const char usage_main[] =
 	"usage: futexsim COMMAND [ARGS]\n"
@@ -18,22 +47,25 @@ static const char usage_main[] =
 	"A discrete-event simulator of Linux futex hashing on NUMA machines.\n"
 	"\n"
 	"Commands:\n"
-	"  run SCENARIO.yaml [OPTIONS]   simulate a scenario and print a perf-style summary\n"
+	"  run SCENARIO.yaml [OPTIONS]   simulate a scenario, print a perf-style summary and\n"
+	"                                write the results to an HDF5 file\n"
+	"  show FILE.h5 [OPTIONS]        print a result file's summary, hottest lines and buckets\n"
 	"  help [COMMAND]                show help\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help      show this help\n"
 	"  --version       print the version and git revision\n"
 	"\n"
-	"Exit status: 0 success, 1 run failed, 2 bad command line, 3 bad input (YAML or\n"
-	"--set; the message starts with FILE:LINE:COL), 4 output could not be written,\n"
-	"5 scenario refused (resource limit), 130 interrupted.\n"
+	"Exit status: 0 success, 1 run failed, 2 bad command line, 3 bad input (YAML,\n"
+	"--set or a result file; YAML messages start with FILE:LINE:COL), 4 output could\n"
+	"not be written, 5 scenario refused (resource limit), 130 interrupted.\n"
 	"\n"
 	"Presets are read from %s (set FUTEXSIM_CONFIGS to use another directory).\n"
-	"See README.md and docs/ for the scenario, machine and kernel formats.\n";
+	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n";
 
 static const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
+	"                    [-o FILE.h5 | --no-output]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%%), total secs = T' where N is\n"
@@ -41,6 +73,12 @@ static const char usage_run[] =
 	"standard error of that mean in percent (as perf computes them), then futexsim's own\n"
 	"figures: total ops, line transfers within an SMT core, within a node and across nodes,\n"
 	"DRAM fills, the hottest lines, and the simulation speed.\n"
+	"\n"
+	"Writes every figure, a time series per output.interval and the run's provenance\n"
+	"to one HDF5 file (docs/results-format.md), by default\n"
+	"results/SCENARIO-SEED-YYYYmmddTHHMMSSZ.h5 (results/ is created when missing).\n"
+	"The file appears only when complete; SIGINT or SIGTERM stops the run early, writes\n"
+	"the figures so far to a file marked incomplete, and exits with 130.\n"
 	"\n"
 	"Options:\n"
 	"  --set KEY=VALUE  override a scenario key by its dotted path; VALUE is YAML\n"
@@ -50,78 +88,141 @@ static const char usage_run[] =
 	"                     --set kernel=linux-6.17\n"
 	"                     --set machine=configs/machines/e5-2650-2s.yaml\n"
 	"                     --set run.duration=50ms\n"
+	"                     --set output.interval=10us\n"
 	"                   A key under a preset name (kernel: linux-6.18) turns it into\n"
 	"                   {preset: linux-6.18, ...} with the field overridden.\n"
 	"  --seed N         same as --set run.seed=N (all random choices derive from it)\n"
 	"  --per-thread     print perf's per-thread lines (also output.per_thread: true)\n"
+	"  -o FILE.h5       write the result file to FILE.h5 (replaced if it exists)\n"
+	"  --no-output, -o -  write no result file\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload, run {duration,\n"
-	"warmup, seed, aslr, user_memory_node}, output {per_thread, hottest_lines}.\n"
+	"warmup, seed, aslr, user_memory_node}, output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
+
+static const char usage_show[] =
+	"usage: futexsim show FILE.h5 [--per-thread] [--top N] [--csv | --scenario]\n"
+	"\n"
+	"Prints the summary the run printed (from the file), then the buckets whose lock\n"
+	"was waited for longest.\n"
+	"\n"
+	"Options:\n"
+	"  --per-thread  print perf's per-thread lines (the default when the run did)\n"
+	"  --top N       list N hottest lines and buckets (default: as many lines as the\n"
+	"                run listed, output.hottest_lines)\n"
+	"  --csv         print one header line and one data line of the key figures\n"
+	"  --scenario    print the scenario as resolved (presets, overrides and defaults\n"
+	"                filled in): YAML that `futexsim run` accepts\n"
+	"  -h, --help    show this help\n";
+
+/* "--opt VALUE" or "--opt=VALUE": the value, advancing *i past it; NULL when absent. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t len = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static int is_option(const char *a, const char *opt)
+{
+	size_t len = strlen(opt);
+
+	return !strncmp(a, opt, len) && (a[len] == '\0' || a[len] == '=');
+}
+
+struct run_args {
+	const char *path;
+	const char *sets[MAX_SETS + 1];
+	char seed_set[64];
+	size_t nsets;
+	int per_thread;
+	const char *output;   /* -o FILE; NULL: the default name */
+	int no_output;
+};
+
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i], *v;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage_run, stdout);
+			return -1;
+		} else if (is_option(arg, "--set") || is_option(arg, "--seed")) {
+			int seed = is_option(arg, "--seed");
+
+			v = option_value(argc, argv, &i, seed ? "--seed" : "--set");
+			if (!v || (seed && (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 20))) {
+				fprintf(stderr, "futexsim run: %s\n",
+					seed ? "--seed needs a non-negative integer" : "--set needs KEY=VALUE");
+				return FS_ERR_USAGE;
+			}
+			if (a->nsets == MAX_SETS) {
+				fprintf(stderr, "futexsim run: more than %d --set options\n", MAX_SETS);
+				return FS_ERR_USAGE;
+			}
+			if (seed) {
+				snprintf(a->seed_set, sizeof(a->seed_set), "run.seed=%s", v);
+				v = a->seed_set;
+			}
+			a->sets[a->nsets++] = v;
+		} else if (!strcmp(arg, "--per-thread")) {
+			a->per_thread = 1;
+		} else if (!strcmp(arg, "-o") || is_option(arg, "--output")) {
+			v = option_value(argc, argv, &i, "--output");
+			if (!v || !*v) {
+				fprintf(stderr, "futexsim run: %s needs a file name (or - for none)\n", arg);
+				return FS_ERR_USAGE;
+			}
+			a->output = v;
+			a->no_output = !strcmp(v, "-");
+		} else if (!strcmp(arg, "--no-output")) {
+			a->no_output = 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
+			return FS_ERR_USAGE;
+		} else if (a->path) {
+			fprintf(stderr, "futexsim run: one scenario at a time ('%s' and '%s')\n", a->path, arg);
+			return FS_ERR_USAGE;
+		} else {
+			a->path = arg;
+		}
+	}
+	if (!a->path) {
+		fprintf(stderr, "futexsim run: missing SCENARIO.yaml (see futexsim run --help)\n");
+		return FS_ERR_USAGE;
+	}
+	return 0;
+}
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
 
 static int cmd_run(int argc, char **argv)
 {
-	const char *sets[MAX_SETS + 1];
-	char seed_set[64];
+	struct run_args a;
+	int status = FS_OK, writing, rc = parse_run_args(argc, argv, &a);
+	struct h5out_origin origin = { argc, argv, time(NULL) };
+	struct fs_error err = { 0 }, write_err = { 0 };
+	char default_path[4096];
 	const char *path = NULL;
-	size_t nsets = 0;
-	int per_thread = 0, status = FS_OK;
-	struct fs_error err = { 0 };
+	struct h5out out = { .path = NULL }; /* h5out_abort does nothing until opened */
 	struct scenario sc;
 	struct results res;
 	struct sim s;
 	struct timespec t0, t1;
 
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_run, stdout);
-			return FS_OK;
-		} else if (!strcmp(a, "--set") || !strncmp(a, "--set=", 6)) {
-			const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v) {
-				fprintf(stderr, "futexsim run: --set needs KEY=VALUE\n");
-				return FS_ERR_USAGE;
-			}
-			if (nsets == MAX_SETS) {
-				fprintf(stderr, "futexsim run: more than %d --set options\n", MAX_SETS);
-				return FS_ERR_USAGE;
-			}
-			sets[nsets++] = v;
-		} else if (!strcmp(a, "--seed") || !strncmp(a, "--seed=", 7)) {
-			const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 20) {
-				fprintf(stderr, "futexsim run: --seed needs a non-negative integer\n");
-				return FS_ERR_USAGE;
-			}
-			if (nsets == MAX_SETS) {
-				fprintf(stderr, "futexsim run: more than %d --set options\n", MAX_SETS);
-				return FS_ERR_USAGE;
-			}
-			snprintf(seed_set, sizeof(seed_set), "run.seed=%s", v);
-			sets[nsets++] = seed_set;
-		} else if (!strcmp(a, "--per-thread")) {
-			per_thread = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", a);
-			return FS_ERR_USAGE;
-		} else if (path) {
-			fprintf(stderr, "futexsim run: one scenario at a time ('%s' and '%s')\n", path, a);
-			return FS_ERR_USAGE;
-		} else {
-			path = a;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "futexsim run: missing SCENARIO.yaml (see futexsim run --help)\n");
-		return FS_ERR_USAGE;
-	}
-
-	if (scenario_load(&sc, path, sets, nsets, &err) < 0) {
+	if (rc)
+		return rc < 0 ? FS_OK : rc;
+	writing = !a.no_output;
+	install_signal_handlers();
+	if (scenario_load(&sc, a.path, a.sets, a.nsets, &err) < 0) {
 		fprintf(stderr, "futexsim: %s\n", err.msg);
 		scenario_free(&sc);
 		return err.status ? err.status : FS_ERR_INPUT;
@@ -130,30 +231,130 @@ static int cmd_run(int argc, char **argv)
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		goto out;
 	}
+	if (writing) {
+		/* before the run, so an unwritable place fails at once */
+		path = a.output;
+		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
+						&err) == 0)
+			path = default_path;
+		if (!path || h5out_open(&out, path, &s, &origin, &err) < 0) {
+			status = FS_ERR_OUTPUT;
+			goto out;
+		}
+		ts_set_sink(&s.ts, h5out_append, &out);
+	}
+	s.eng.interrupt = &interrupted;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (sim_run(&s, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (results_from_sim(&res, &s, sc.hottest_lines,
-			     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9) < 0) {
+	if (results_from_sim(&res, &s, sc.hottest_lines, seconds_between(&t0, &t1)) < 0) {
 		results_free(&res);
 		status = fs_fail(&err, FS_ERR_RUNTIME, "out of memory gathering results") < 0 ? FS_ERR_RUNTIME : 0;
 		goto out;
 	}
-	results_print_summary(&res, per_thread || sc.per_thread, stdout);
+	/* the file first: the summary is printed even when writing it failed */
+	if (writing && h5out_finish(&out, &s, &res, &write_err) < 0)
+		writing = 0;
+	results_print_summary(&res, a.per_thread || sc.per_thread, stdout);
 	results_free(&res);
 	if (fflush(stdout) != 0)
 		status = fs_fail(&err, FS_ERR_OUTPUT, "cannot write the summary to standard output") < 0
 				 ? FS_ERR_OUTPUT
 				 : 0;
+	if (write_err.status) {
+		err = write_err;
+		status = FS_ERR_OUTPUT;
+	} else if (writing) {
+		fprintf(stderr, "futexsim: results in %s%s\n", path, s.interrupted ? " (marked incomplete)" : "");
+	}
+	if (!status && s.interrupted) {
+		fprintf(stderr, "futexsim: interrupted at %.6g ms of %.6g ms simulated; the figures cover that time\n",
+			(double)s.eng.now / 1e9, (double)s.end / 1e9);
+		status = FS_ERR_INTERRUPTED;
+	}
 out:
-	if (status)
+	if (status && status != FS_ERR_INTERRUPTED)
 		fprintf(stderr, "futexsim: %s\n", err.msg);
+	h5out_abort(&out);
 	sim_free(&s);
 	scenario_free(&sc);
 	return status;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	const char *path = NULL;
+	int per_thread = 0, csv = 0, scenario = 0;
+	uint32_t top = 0;
+	struct fs_error err = { 0 };
+	struct h5read_info info;
+	struct results r;
+
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage_show, stdout);
+			return FS_OK;
+		} else if (!strcmp(arg, "--per-thread")) {
+			per_thread = 1;
+		} else if (!strcmp(arg, "--csv")) {
+			csv = 1;
+		} else if (!strcmp(arg, "--scenario")) {
+			scenario = 1;
+		} else if (is_option(arg, "--top")) {
+			const char *v = option_value(argc, argv, &i, "--top");
+
+			if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 4 || !atoi(v)) {
+				fprintf(stderr, "futexsim show: --top needs a number from 1 to 9999\n");
+				return FS_ERR_USAGE;
+			}
+			top = (uint32_t)atoi(v);
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "futexsim show: unknown option '%s' (see futexsim show --help)\n", arg);
+			return FS_ERR_USAGE;
+		} else if (path) {
+			fprintf(stderr, "futexsim show: one file at a time ('%s' and '%s')\n", path, arg);
+			return FS_ERR_USAGE;
+		} else {
+			path = arg;
+		}
+	}
+	if (!path || (csv && scenario)) {
+		fprintf(stderr, "futexsim show: %s (see futexsim show --help)\n",
+			path ? "--csv and --scenario exclude each other" : "missing FILE.h5");
+		return FS_ERR_USAGE;
+	}
+	if (scenario) {
+		char *text = h5read_text(path, "provenance/scenario_resolved", &err);
+
+		if (!text) {
+			fprintf(stderr, "futexsim: %s\n", err.msg);
+			return err.status ? err.status : FS_ERR_INPUT;
+		}
+		fputs(text, stdout);
+		free(text);
+	} else if (h5read_results(path, top, &r, &info, &err) < 0) {
+		results_free(&r);
+		fprintf(stderr, "futexsim: %s\n", err.msg);
+		return err.status ? err.status : FS_ERR_INPUT;
+	} else {
+		if (csv) {
+			results_print_csv(&r, stdout);
+		} else {
+			results_print_summary(&r, per_thread || info.per_thread, stdout);
+			results_print_buckets(&r, stdout);
+		}
+		results_free(&r);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "futexsim: cannot write to standard output\n");
+		return FS_ERR_OUTPUT;
+	}
+	return FS_OK;
 }
 
 int main(int argc, char **argv)
@@ -176,8 +377,14 @@ int main(int argc, char **argv)
 		fputs(usage_run, stdout);
 		return FS_OK;
 	}
+	if (!strcmp(cmd, "help") && argc == 3 && !strcmp(argv[2], "show")) {
+		fputs(usage_show, stdout);
+		return FS_OK;
+	}
 	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
+		return cmd_run(argc, argv);
+	if (!strcmp(cmd, "show"))
+		return cmd_show(argc, argv);
 	fprintf(stderr, "futexsim: unknown command '%s' (see futexsim --help)\n", cmd);
 	return FS_ERR_USAGE;
 }

@@ -44,62 +44,93 @@ static void print_thread(void *arg, FILE *f)
 }
 
 struct ranked {
-	uint64_t transfers;
-	uint32_t line;
+	uint64_t key;
+	uint32_t index;
 };
 
-static int by_transfers(const void *a, const void *b)
+static int by_key(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 
-	if (x->transfers != y->transfers)
-		return x->transfers > y->transfers ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int results_top(const uint64_t *key, uint32_t n, uint32_t k, uint32_t *idx, uint32_t *count)
+{
+	struct ranked *rank = malloc((n ? n : 1) * sizeof(*rank));
+	uint32_t m = 0;
+
+	if (!rank)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (key[i])
+			rank[m++] = (struct ranked){ key[i], i };
+	qsort(rank, m, sizeof(*rank), by_key);
+	*count = m < k ? m : k;
+	for (uint32_t i = 0; i < *count; i++)
+		idx[i] = rank[i].index;
+	free(rank);
+	return 0;
 }
 
 static int gather_hot_lines(struct results *r, const struct sim *s, uint32_t nhot)
 {
 	const struct coherence *c = &s->coh;
-	struct ranked *rank = malloc((c->nlines ? c->nlines : 1) * sizeof(*rank));
-	uint32_t n = 0;
+	uint64_t *sum = calloc(c->nlines ? c->nlines : 1, sizeof(*sum));
+	uint32_t *idx = calloc(nhot ? nhot : 1, sizeof(*idx));
+	int rc = -1;
 
-	if (!rank)
-		return -1;
-	for (uint32_t l = 0; l < c->nlines; l++) {
-		uint64_t sum = 0;
-
+	r->hot = calloc(nhot ? nhot : 1, sizeof(*r->hot));
+	if (!sum || !idx || !r->hot)
+		goto out;
+	for (uint32_t l = 0; l < c->nlines; l++)
 		for (int k = 0; k < XFER_NCLASSES; k++)
-			sum += c->lines[l].stats.transfers[k];
-		if (sum)
-			rank[n++] = (struct ranked){ sum, l };
-	}
-	qsort(rank, n, sizeof(*rank), by_transfers);
-	r->nhot = n < nhot ? n : nhot;
-	r->hot = calloc(r->nhot ? r->nhot : 1, sizeof(*r->hot));
-	if (!r->hot) {
-		free(rank);
-		return -1;
-	}
+			sum[l] += c->lines[l].stats.transfers[k];
+	if (results_top(sum, c->nlines, nhot, idx, &r->nhot) < 0)
+		goto out;
 	for (uint32_t i = 0; i < r->nhot; i++) {
-		const struct line_stats *st = &c->lines[rank[i].line].stats;
+		const struct line *l = &c->lines[idx[i]];
 		struct line_result *h = &r->hot[i];
 		char what[256];
 
-		h->line = rank[i].line;
-		h->what = strdup(memmap_describe(&s->mem, rank[i].line, what, sizeof(what)));
-		h->reads = c->lines[rank[i].line].reads;
-		h->writes = c->lines[rank[i].line].writes;
-		h->fills = st->fills;
-		memcpy(h->transfers, st->transfers, sizeof(h->transfers));
-		h->total_transfers = rank[i].transfers;
-		h->queued_ps = st->queued_ps;
-		if (!h->what) {
-			free(rank);
-			return -1;
-		}
+		h->line = idx[i];
+		h->what = strdup(memmap_describe(&s->mem, idx[i], what, sizeof(what)));
+		h->reads = l->reads;
+		h->writes = l->writes;
+		h->fills = l->stats.fills;
+		memcpy(h->transfers, l->stats.transfers, sizeof(h->transfers));
+		h->total_transfers = sum[idx[i]];
+		h->queued_ps = l->stats.queued_ps;
+		if (!h->what)
+			goto out;
 	}
-	free(rank);
-	return 0;
+	rc = 0;
+out:
+	free(sum);
+	free(idx);
+	return rc;
+}
+
+/* "--set a=1 --set b=2" as "a=1 b=2". */
+static char *join_overrides(const struct scenario *sc)
+{
+	size_t len = 1;
+	char *out;
+
+	for (size_t i = 0; i < sc->nsets; i++)
+		len += strlen(sc->sets[i]) + 1;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (size_t i = 0; i < sc->nsets; i++) {
+		if (i)
+			strcat(out, " ");
+		strcat(out, sc->sets[i]);
+	}
+	return out;
 }
 
 int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs)
@@ -110,6 +141,9 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	uint64_t *per_thread;
 
 	memset(r, 0, sizeof(*r));
+	r->version = strdup(FUTEXSIM_VERSION);
+	r->overrides = join_overrides(sc);
+	r->incomplete = s->interrupted;
 	r->scenario = strdup(sc->name);
 	r->machine = strdup(sc->machine.name);
 	r->kernel = strdup(sc->kernel.name);
@@ -117,11 +151,11 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	r->perf_header = capture(print_header, &ha);
 	r->seed = sc->seed;
 	r->warmup_ps = s->warmup_end;
-	r->window_ps = s->end - s->warmup_end;
+	r->window_ps = sim_window_ps(s);
 	r->nthreads = s->tasks.n;
 	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
 	per_thread = calloc(r->nthreads ? r->nthreads : 1, sizeof(*per_thread));
-	if (!r->scenario || !r->machine || !r->kernel || !r->workload || !r->perf_header || !r->threads ||
+	if (!r->version || !r->overrides || !r->scenario || !r->machine || !r->kernel || !r->workload || !r->perf_header || !r->threads ||
 	    !per_thread) {
 		free(per_thread);
 		return -1;
@@ -157,6 +191,8 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 
 void results_free(struct results *r)
 {
+	free(r->version);
+	free(r->overrides);
 	free(r->scenario);
 	free(r->machine);
 	free(r->kernel);
@@ -168,6 +204,9 @@ void results_free(struct results *r)
 	for (uint32_t i = 0; r->hot && i < r->nhot; i++)
 		free(r->hot[i].what);
 	free(r->hot);
+	for (uint32_t i = 0; r->hotb && i < r->nhotb; i++)
+		free(r->hotb[i].table);
+	free(r->hotb);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -188,7 +227,7 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	double secs = (double)r->window_ps / 1e12;
 	uint64_t all = r->transfers[XFER_SMT] + r->transfers[XFER_NODE] + r->transfers[XFER_REMOTE];
 
-	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", FUTEXSIM_VERSION,
+	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", r->version,
 		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
 	fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
 	fputs(r->perf_header, out);
@@ -200,8 +239,8 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	fprintf(out, "Averaged %llu operations/sec (+- %.2f%%), total secs = %.6g\n\n",
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, secs);
 
-	fprintf(out, "futexsim: %.6g ms warm-up, %.6g ms measured (simulated time)\n", (double)r->warmup_ps / 1e9,
-		(double)r->window_ps / 1e9);
+	fprintf(out, "futexsim: %.6g ms warm-up, %.6g ms measured (simulated time%s)\n", (double)r->warmup_ps / 1e9,
+		(double)r->window_ps / 1e9, r->incomplete ? "; the run was interrupted" : "");
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
@@ -225,4 +264,57 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	fprintf(out, " ops/s, ");
 	print_si(out, r->wall_secs > 0 ? (double)r->events / r->wall_secs : 0);
 	fprintf(out, " events/s\n");
+}
+
+void results_print_buckets(const struct results *r, FILE *out)
+{
+	if (!r->nhotb) {
+		fprintf(out, "  hottest buckets  none waited for its lock\n");
+		return;
+	}
+	fprintf(out, "  hottest buckets  lock wait (us)  acquisitions  contended  futexes  bucket\n");
+	for (uint32_t i = 0; i < r->nhotb; i++) {
+		const struct bucket_result *b = &r->hotb[i];
+
+		fprintf(out, "    %2u. %14.3f %13llu %10llu %8llu  %s bucket %u\n", i + 1, (double)b->wait_ps / 1e6,
+			(unsigned long long)b->acquisitions, (unsigned long long)b->contended,
+			(unsigned long long)b->hashed, b->table, b->bucket);
+	}
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line break. */
+static void csv_text(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void results_print_csv(const struct results *r, FILE *out)
+{
+	uint64_t all = r->transfers[XFER_SMT] + r->transfers[XFER_NODE] + r->transfers[XFER_REMOTE];
+	const char *const text[] = { r->scenario, r->machine, r->kernel, r->workload, r->overrides };
+
+	fputs("scenario,machine,kernel,workload,overrides,seed,threads,warmup_s,window_s,ops_per_sec,"
+	      "stderr_pct,total_ops,transfers_smt,transfers_node,transfers_remote,transfers_per_op,dram_fills,"
+	      "complete\n",
+	      out);
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		csv_text(out, text[i]);
+		fputc(',', out);
+	}
+	fprintf(out, "%llu,%u,%.12g,%.12g,%llu,%.2f,%llu,%llu,%llu,%llu,%.6f,%llu,%d\n", (unsigned long long)r->seed,
+		r->nthreads, (double)r->warmup_ps / 1e12, (double)r->window_ps / 1e12,
+		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (unsigned long long)r->total_ops,
+		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
+		(unsigned long long)r->transfers[XFER_REMOTE], r->total_ops ? (double)all / (double)r->total_ops : 0.0,
+		(unsigned long long)r->fills, !r->incomplete);
 }

@@ -1,6 +1,7 @@
 /* The figures of one run, gathered from the models after sim_run(), and the
  * perf-style summary printed from them. Kept apart from the models so that a
- * run's summary can be printed the same way from a result file later.
+ * run's summary can be printed the same way from a result file later
+ * (sim/h5read.h fills the same struct).
  */
 #ifndef FUTEXSIM_RESULTS_H
 #define FUTEXSIM_RESULTS_H
@@ -28,8 +29,18 @@ struct line_result {
 	simtime_t queued_ps;
 };
 
+struct bucket_result {
+	char *table;            /* futex_table.name */
+	uint32_t bucket;
+	uint64_t hashed;        /* futexes hashed to it */
+	uint64_t acquisitions, contended;
+	simtime_t wait_ps;      /* total time waiters queued for its lock */
+};
+
 struct results {
+	char *version;          /* futexsim's version that ran it */
 	char *scenario, *machine, *kernel, *workload;
+	char *overrides;        /* the --set overrides, space-separated ("" when none) */
 	char *perf_header;      /* perf's "Run summary ..." text */
 	uint64_t seed;
 	simtime_t warmup_ps, window_ps;
@@ -41,9 +52,12 @@ struct results {
 	uint64_t fills;
 	uint32_t nhot;
 	struct line_result *hot; /* the lines with most transfers, most first */
+	uint32_t nhotb;
+	struct bucket_result *hotb; /* buckets with the most lock wait, most first (show) */
 	uint64_t ops_simulated; /* all ops, warm-up included (for the speed figure) */
 	double wall_secs;       /* wall-clock time of sim_run */
 	uint64_t events;
+	int incomplete;         /* interrupted: the figures cover the window up to the stop */
 };
 
 /* Gathers the figures; keeps the `nhot` busiest lines. -1 when out of memory. */
@@ -54,5 +68,16 @@ void results_free(struct results *r);
  * then futexsim's own figures. The last line (wall-clock speed) is the only one
  * that differs between two runs of the same scenario and seed. */
 void results_print_summary(const struct results *r, int per_thread, FILE *out);
+
+/* The hottest buckets (r->hotb), as a block in the summary's style. */
+void results_print_buckets(const struct results *r, FILE *out);
+
+/* Key figures for spreadsheets: one header line and one data line (RFC 4180
+ * quoting). The columns are listed in docs/results-format.md. */
+void results_print_csv(const struct results *r, FILE *out);
+
+/* Indices of the (up to) `k` largest non-zero keys, largest first, ties by
+ * lower index, into idx[]; their number in *count. -1 when out of memory. */
+int results_top(const uint64_t *key, uint32_t n, uint32_t k, uint32_t *idx, uint32_t *count);
 
 #endif

@@ -8,7 +8,7 @@ printf '%-14s %12s %12s %8s %12s %12s %9s\n' scenario "sim ops" events "wall s" 
 first=""
 for s in scenarios/bench/e5-global.yaml scenarios/bench/e5-private2.yaml scenarios/bench/e7-global.yaml; do
 	# "  wall time W s for O simulated ops and E events: ..."
-	line=$("$bin" run "$s" | grep '^  wall time')
+	line=$("$bin" run "$s" --no-output | grep '^  wall time')
 	set -- $line
 	wall=$3 ops=$6 events=${10}
 	nsop=$(awk -v w="$wall" -v o="$ops" 'BEGIN { printf "%.1f", w * 1e9 / o }')

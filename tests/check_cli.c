@@ -10,7 +10,8 @@
 
 #include "tests/testutil.h"
 
-#define QUICK "scenarios/quickstart.yaml --set run.duration=200us --set run.warmup=20us"
+/* --no-output: these tests are about the summary; tests/check_h5.c covers the file */
+#define QUICK "scenarios/quickstart.yaml --no-output --set run.duration=200us --set run.warmup=20us"
 
 static int count_matches(const char *text, const char *pattern)
 {

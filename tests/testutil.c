@@ -62,17 +62,32 @@ unsigned long long tu_transfers_of(const struct sim *s, const char *prefix)
 	return sum;
 }
 
-int tu_futexsim(const char *args, char **output)
+const char *tu_bin(void)
 {
 	const char *bin = getenv("FUTEXSIM");
+
+	return bin && *bin ? bin : "bin/futexsim";
+}
+
+int tu_futexsim(const char *args, char **output)
+{
 	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s %s", tu_bin(), args);
+	return tu_shell(cmd, output);
+}
+
+int tu_shell(const char *command, char **output)
+{
+	char cmd[8192];
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	FILE *p;
 	int status;
 
 	ck_assert_ptr_nonnull(buf);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", bin && *bin ? bin : "bin/futexsim", args);
+	/* braces: stderr of every command in the line, not just the last */
+	snprintf(cmd, sizeof(cmd), "{ %s\n} 2>&1", command);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	for (;;) {

@@ -30,9 +30,15 @@ void tu_run_free(struct tu_run *r);
  * starts with `prefix`. */
 unsigned long long tu_transfers_of(const struct sim *s, const char *prefix);
 
-/* Runs bin/futexsim (path from $FUTEXSIM, else bin/futexsim) with `args`
- * (a shell-quoted string); stores stdout+stderr (malloc'd) and returns the exit status. */
+/* The binary under test: $FUTEXSIM, else bin/futexsim. */
+const char *tu_bin(void);
+
+/* Runs bin/futexsim with `args` (a shell-quoted string); stores stdout+stderr
+ * (malloc'd) and returns the exit status. */
 int tu_futexsim(const char *args, char **output);
+
+/* The same for a whole /bin/sh command line. */
+int tu_shell(const char *command, char **output);
 
 /* Runs a suite, prints Check's summary line, returns the process exit status. */
 int tu_run_suite(Suite *s);

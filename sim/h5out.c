@@ -1,0 +1,801 @@
+#include "sim/h5out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_version.h>
+#include <hdf5_hl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "sim/h5common.h"
+
+/* Datasets of more bytes than this are chunked, shuffled and deflated;
+ * smaller ones are contiguous (a chunk index would outweigh the gain). */
+#define BIG_DATASET 16384u
+/* zlib level: 1 compresses these counters nearly as well as 9, far faster. */
+#define DEFLATE_LEVEL 1
+#define CHUNK_BYTES 65536u
+
+static const char *const xfer_classes[XFER_NCLASSES] = { "smt", "node", "remote" };
+
+static int fail(struct fs_error *e, const struct h5out *o, const char *what)
+{
+	char why[512];
+
+	return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s: %s", o->path, what, h5_error_text(why, sizeof(why)));
+}
+
+static void close_id(hid_t id, herr_t (*closer)(hid_t))
+{
+	if (id >= 0)
+		closer(id);
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static int attr(hid_t loc, const char *name, hid_t type, hid_t space, const void *value)
+{
+	hid_t a;
+	int rc = -1;
+
+	if (H5Aexists(loc, name) > 0)
+		a = H5Aopen(loc, name, H5P_DEFAULT);
+	else
+		a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0 && H5Awrite(a, type, value) >= 0)
+		rc = 0;
+	close_id(a, H5Aclose);
+	return rc;
+}
+
+static int attr_num(hid_t loc, const char *name, hid_t type, const void *value)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	int rc = space >= 0 ? attr(loc, name, type, space, value) : -1;
+
+	close_id(space, H5Sclose);
+	return rc;
+}
+
+static int attr_u64(hid_t loc, const char *name, uint64_t v)
+{
+	return attr_num(loc, name, H5T_NATIVE_UINT64, &v);
+}
+
+static int attr_int(hid_t loc, const char *name, int v)
+{
+	return attr_num(loc, name, H5T_NATIVE_INT, &v);
+}
+
+static int attr_f64(hid_t loc, const char *name, double v)
+{
+	return attr_num(loc, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* One string (n == 0: scalar) or a list of n strings, variable length. */
+static int attr_strs(hid_t loc, const char *name, const char *const *v, hsize_t n)
+{
+	hid_t type = h5_str_type(0);
+	hid_t space = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR);
+	int rc = type >= 0 && space >= 0 ? attr(loc, name, type, space, v) : -1;
+
+	close_id(space, H5Sclose);
+	close_id(type, H5Tclose);
+	return rc;
+}
+
+static int attr_str(hid_t loc, const char *name, const char *v)
+{
+	return attr_strs(loc, name, &v, 0);
+}
+
+/* ---- groups and datasets ---------------------------------------------------- */
+
+/* Object headers without access/modification times: two runs of the same
+ * scenario then differ only in the provenance values that must differ. */
+static hid_t group(hid_t loc, const char *name)
+{
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+
+	if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0)
+		g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	close_id(gcpl, H5Pclose);
+	return g;
+}
+
+/* A dataset of rank 0 (scalar) to 2 holding `data` (of `type`, also the file
+ * type), with its units; over BIG_DATASET bytes chunked and compressed.
+ * `maxdims` non-NULL makes it extendible (chunked, compressed, rows of
+ * `chunk_rows`); then `data` may be NULL with dims[0] == 0. */
+static int dataset(struct h5out *o, hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+		   const hsize_t *maxdims, hsize_t chunk_rows, const void *data, const char *units, hid_t *keep,
+		   struct fs_error *e)
+{
+	hid_t space = rank ? H5Screate_simple(rank, dims, maxdims) : H5Screate(H5S_SCALAR);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+	hsize_t n = 1, row = H5Tget_size(type), chunk[2];
+	int rc = -1;
+
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	for (int i = 1; i < rank; i++)
+		row *= dims[i];
+	if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0)
+		goto out;
+	if (rank && (maxdims || n * H5Tget_size(type) > BIG_DATASET)) {
+		chunk[0] = chunk_rows ? chunk_rows : CHUNK_BYTES / (row ? row : 1);
+		if (chunk[0] == 0)
+			chunk[0] = 1;
+		if (!maxdims && chunk[0] > dims[0])
+			chunk[0] = dims[0];
+		if (rank == 2)
+			chunk[1] = dims[1];
+		if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+		    H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0)
+			goto out;
+	}
+	d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (d < 0 || (n && data && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) ||
+	    attr_str(d, H5_UNITS, units) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc == 0 && keep)
+		*keep = d;
+	else
+		close_id(d, H5Dclose);
+	close_id(dcpl, H5Pclose);
+	close_id(space, H5Sclose);
+	return rc < 0 ? fail(e, o, name) : 0;
+}
+
+static int put(struct h5out *o, hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+	       const void *data, const char *units, struct fs_error *e)
+{
+	return dataset(o, loc, name, type, rank, dims, NULL, 0, data, units, NULL, e);
+}
+
+static int put_u64(struct h5out *o, hid_t loc, const char *name, uint64_t v, const char *units, struct fs_error *e)
+{
+	return put(o, loc, name, H5T_NATIVE_UINT64, 0, NULL, &v, units, e);
+}
+
+static int put_col(struct h5out *o, hid_t loc, const char *name, hid_t type, hsize_t n, const void *data,
+		   const char *units, struct fs_error *e)
+{
+	return put(o, loc, name, type, 1, &n, data, units, e);
+}
+
+/* n strings as a column of fixed-length strings (n == 0 and scalar: one string
+ * as a scalar dataset), units "text". */
+static int put_strs(struct h5out *o, hid_t loc, const char *name, const char *const *v, hsize_t n, int scalar,
+		    struct fs_error *e)
+{
+	size_t len = 1, count = scalar ? 1 : n;
+	char *buf;
+	hid_t type;
+	int rc;
+
+	for (size_t i = 0; i < count; i++)
+		if (strlen(v[i]) > len)
+			len = strlen(v[i]);
+	buf = calloc(count ? count : 1, len);
+	type = h5_str_type(len);
+	if (!buf || type < 0) {
+		free(buf);
+		close_id(type, H5Tclose);
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+	}
+	for (size_t i = 0; i < count; i++)
+		memcpy(buf + i * len, v[i], strlen(v[i]));
+	rc = put(o, loc, name, type, scalar ? 0 : 1, &n, buf, H5_U_TEXT, e);
+	H5Tclose(type);
+	free(buf);
+	return rc;
+}
+
+static int put_text(struct h5out *o, hid_t loc, const char *name, const char *text, struct fs_error *e)
+{
+	return put_strs(o, loc, name, &text, 0, 1, e);
+}
+
+/* Transfers by distance class (the last dimension), with the class names. */
+static int put_transfers(struct h5out *o, hid_t loc, const char *name, int rank, const hsize_t *dims,
+			 const hsize_t *maxdims, hsize_t chunk_rows, const void *data, hid_t *keep, struct fs_error *e)
+{
+	hid_t d;
+
+	if (dataset(o, loc, name, H5T_NATIVE_UINT64, rank, dims, maxdims, chunk_rows, data, H5_U_COUNT, &d, e) < 0)
+		return -1;
+	if (attr_strs(d, "classes", xfer_classes, XFER_NCLASSES) < 0) {
+		H5Dclose(d);
+		return fail(e, o, name);
+	}
+	if (keep)
+		*keep = d;
+	else
+		H5Dclose(d);
+	return 0;
+}
+
+/* ---- opening: provenance and the time series -------------------------------- */
+
+static int write_provenance(struct h5out *o, const struct sim *s, const struct h5out_origin *origin,
+			    struct fs_error *e)
+{
+	const struct scenario *sc = s->sc;
+	char version[64], started[32];
+	unsigned maj, min, rel;
+	struct tm tm;
+	char *resolved = yt_emit_string(sc->resolved);
+	hid_t g = group(o->file, "provenance");
+	int rc = -1;
+
+	H5get_libversion(&maj, &min, &rel);
+	snprintf(version, sizeof(version), "%u.%u.%u", maj, min, rel);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&origin->start, &tm));
+	if (!resolved) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+		goto out;
+	}
+	if (g < 0 || attr_str(g, "futexsim_version", FUTEXSIM_VERSION) < 0 ||
+	    attr_str(g, "git_revision", FUTEXSIM_GIT_REV) < 0 || attr_str(g, "gsl_version", gsl_version) < 0 ||
+	    attr_str(g, "hdf5_version", version) < 0 ||
+	    attr_str(g, "libyaml_version", yaml_get_version_string()) < 0 || attr_u64(g, "seed", sc->seed) < 0 ||
+	    attr_str(g, "start_time_utc", started) < 0 || attr_str(g, "scenario_path", sc->path) < 0) {
+		fail(e, o, "provenance");
+		goto out;
+	}
+	if (put_text(o, g, "scenario_given", sc->given_text, e) < 0 ||
+	    put_text(o, g, "scenario_resolved", resolved, e) < 0 ||
+	    put_strs(o, g, "overrides", sc->sets, sc->nsets, 0, e) < 0 ||
+	    put_strs(o, g, "command_line", (const char *const *)origin->argv, (hsize_t)origin->argc, 0, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(resolved);
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+static int create_timeseries(struct h5out *o, const struct sim *s, struct fs_error *e)
+{
+	const hsize_t rows = ts_chunk_rows(s->ts.nthreads);
+	hsize_t zero[2] = { 0, s->ts.nthreads }, grow[2] = { H5S_UNLIMITED, s->ts.nthreads };
+	hsize_t zero3[2] = { 0, XFER_NCLASSES }, grow3[2] = { H5S_UNLIMITED, XFER_NCLASSES };
+	hid_t g = group(o->file, "timeseries");
+	int rc = -1;
+
+	if (g < 0 || attr_u64(g, "interval_ps", s->ts.interval) < 0 || attr_u64(g, "start_ps", s->ts.start) < 0 ||
+	    attr_u64(g, "end_ps", s->ts.end) < 0) {
+		fail(e, o, "timeseries");
+		goto out;
+	}
+	if (dataset(o, g, "time", H5T_NATIVE_UINT64, 1, zero, grow, rows, NULL, H5_U_PS, &o->ts_time, e) < 0 ||
+	    dataset(o, g, "ops", H5T_NATIVE_UINT64, 2, zero, grow, rows, NULL, H5_U_COUNT, &o->ts_ops, e) < 0 ||
+	    put_transfers(o, g, "transfers", 2, zero3, grow3, rows, NULL, &o->ts_transfers, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+/* The temporary name: ".<base>.<pid>.tmp" beside the final one. */
+static char *temp_name(const char *path)
+{
+	char *a = strdup(path), *b = strdup(path), *out = NULL;
+	size_t len;
+
+	if (a && b) {
+		len = strlen(path) + 64;
+		out = malloc(len);
+		if (out)
+			snprintf(out, len, "%s/.%s.%ld.tmp", dirname(a), basename(b), (long)getpid());
+	}
+	free(a);
+	free(b);
+	return out;
+}
+
+int h5out_open(struct h5out *o, const char *path, const struct sim *s, const struct h5out_origin *origin,
+	       struct fs_error *e)
+{
+	struct stat st;
+	hid_t root;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->file = o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is a directory", path);
+	o->nthreads = s->ts.nthreads;
+	h5_quiet();
+	o->path = strdup(path);
+	o->tmp = temp_name(path);
+	if (!o->path || !o->tmp) {
+		h5out_abort(o);
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+	/* created here first, so that an unwritable place fails with the system's words */
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0) {
+		fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: cannot create %s: %s", path, o->tmp, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		h5out_abort(o);
+		return -1;
+	}
+	close(fd);
+	o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (o->file < 0) {
+		fail(e, o, "creating the file");
+		h5out_abort(o);
+		return -1;
+	}
+	root = o->file;
+	if (attr_str(root, "format", H5OUT_FORMAT) < 0 || attr_int(root, "format_version", H5OUT_FORMAT_VERSION) < 0 ||
+	    attr_int(root, "incomplete", 1) < 0) {
+		fail(e, o, "attributes");
+		h5out_abort(o);
+		return -1;
+	}
+	if (write_provenance(o, s, origin, e) < 0 || create_timeseries(o, s, e) < 0) {
+		h5out_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+int h5out_append(void *ctx, const struct ts_rows *rows, struct fs_error *e)
+{
+	struct h5out *o = ctx;
+
+	if (H5DOappend(o->ts_time, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->time) < 0 ||
+	    H5DOappend(o->ts_ops, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->ops) < 0 ||
+	    H5DOappend(o->ts_transfers, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->transfers) < 0)
+		return fail(e, o, "timeseries");
+	return 0;
+}
+
+/* ---- finishing: summary, threads, lines, buckets ------------------------------ */
+
+static int write_summary(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+{
+	const hsize_t three = XFER_NCLASSES, nodes[2] = { s->m->nodes, s->m->nodes };
+	hid_t g = group(o->file, "summary");
+	int rc = -1;
+
+	if (g < 0 || attr_str(g, "scenario", r->scenario) < 0 || attr_str(g, "machine", r->machine) < 0 ||
+	    attr_str(g, "kernel", r->kernel) < 0 || attr_str(g, "workload", r->workload) < 0 ||
+	    attr_int(g, "per_thread", s->sc->per_thread) < 0 || attr_u64(g, "hottest_lines", s->sc->hottest_lines) < 0) {
+		fail(e, o, "summary");
+		goto out;
+	}
+	if (put_u64(o, g, "ops_per_sec", r->avg.mean, H5_U_OPS_PER_SEC, e) < 0 ||
+	    put(o, g, "ops_per_sec_stderr", H5T_NATIVE_DOUBLE, 0, NULL, &r->avg.stderr_pct, H5_U_PERCENT, e) < 0 ||
+	    put_u64(o, g, "total_ops", r->total_ops, H5_U_COUNT, e) < 0 ||
+	    put_u64(o, g, "simulated_ops", r->ops_simulated, H5_U_COUNT, e) < 0 ||
+	    put_u64(o, g, "dram_fills", r->fills, H5_U_COUNT, e) < 0 ||
+	    put_u64(o, g, "warmup", r->warmup_ps, H5_U_PS, e) < 0 || put_u64(o, g, "window", r->window_ps, H5_U_PS, e) < 0 ||
+	    put_text(o, g, "perf_header", r->perf_header, e) < 0 ||
+	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, s->coh.node_transfers, H5_U_COUNT, e) < 0 ||
+	    put_transfers(o, g, "transfers", 1, &three, NULL, 0, r->transfers, NULL, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+static int write_threads(struct h5out *o, const struct results *r, struct fs_error *e)
+{
+	const uint32_t n = r->nthreads;
+	uint32_t *id = calloc(n ? n : 1, sizeof(*id)), *cpu = calloc(n ? n : 1, sizeof(*cpu));
+	uint32_t *node = calloc(n ? n : 1, sizeof(*node));
+	uint64_t *ops = calloc(n ? n : 1, sizeof(*ops)), *rate = calloc(n ? n : 1, sizeof(*rate));
+	const char **line = calloc(n ? n : 1, sizeof(*line));
+	hid_t g = group(o->file, "threads");
+	int rc = -1;
+
+	if (!id || !cpu || !node || !ops || !rate || !line) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+		goto out;
+	}
+	if (g < 0) {
+		fail(e, o, "threads");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		id[i] = r->threads[i].id;
+		cpu[i] = r->threads[i].cpu;
+		node[i] = r->threads[i].node;
+		ops[i] = r->threads[i].ops;
+		rate[i] = r->threads[i].ops_per_sec;
+		line[i] = r->threads[i].perf_line;
+	}
+	rc = put_col(o, g, "id", H5T_NATIVE_UINT32, n, id, H5_U_ID, e) < 0 ||
+			     put_col(o, g, "cpu", H5T_NATIVE_UINT32, n, cpu, H5_U_ID, e) < 0 ||
+			     put_col(o, g, "node", H5T_NATIVE_UINT32, n, node, H5_U_ID, e) < 0 ||
+			     put_col(o, g, "ops", H5T_NATIVE_UINT64, n, ops, H5_U_COUNT, e) < 0 ||
+			     put_col(o, g, "ops_per_sec", H5T_NATIVE_UINT64, n, rate, H5_U_OPS_PER_SEC, e) < 0 ||
+			     put_strs(o, g, "perf_line", line, n, 0, e) < 0
+		     ? -1
+		     : 0;
+out:
+	free(id);
+	free(cpu);
+	free(node);
+	free(ops);
+	free(rate);
+	free(line);
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+/* The columns of /lines, one row per line that saw traffic. */
+struct line_cols {
+	uint32_t *line, *home, *first, *last;
+	uint64_t *addr, *reads, *writes, *fills, *queued;
+	uint64_t (*transfers)[XFER_NCLASSES];
+	uint8_t *mixed;
+	char **what, **fields;
+	const char **object, **element;
+};
+
+static void free_line_cols(struct line_cols *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (c->what)
+			free(c->what[i]);
+		if (c->fields)
+			free(c->fields[i]);
+	}
+	free(c->line);
+	free(c->home);
+	free(c->first);
+	free(c->last);
+	free(c->addr);
+	free(c->reads);
+	free(c->writes);
+	free(c->fills);
+	free(c->queued);
+	free(c->transfers);
+	free(c->mixed);
+	free(c->what);
+	free(c->fields);
+	free(c->object);
+	free(c->element);
+}
+
+/* "waiters,lock": the names of the object's fields on the line. */
+static char *field_names(const struct mem_object *o, uint16_t mask)
+{
+	char buf[512];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; o->fields && o->fields[i] && i < MEMMAP_MAX_FIELDS && n < sizeof(buf); i++)
+		if (mask & (1u << i))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "", o->fields[i]);
+	return strdup(buf);
+}
+
+static int gather_lines(const struct sim *s, struct line_cols *c, uint32_t *count)
+{
+	const struct coherence *coh = &s->coh;
+	const uint32_t cap = coh->nlines ? coh->nlines : 1;
+	uint32_t n = 0;
+
+	*count = 0;
+	c->line = calloc(cap, sizeof(*c->line));
+	c->home = calloc(cap, sizeof(*c->home));
+	c->first = calloc(cap, sizeof(*c->first));
+	c->last = calloc(cap, sizeof(*c->last));
+	c->addr = calloc(cap, sizeof(*c->addr));
+	c->reads = calloc(cap, sizeof(*c->reads));
+	c->writes = calloc(cap, sizeof(*c->writes));
+	c->fills = calloc(cap, sizeof(*c->fills));
+	c->queued = calloc(cap, sizeof(*c->queued));
+	c->transfers = calloc(cap, sizeof(*c->transfers));
+	c->mixed = calloc(cap, sizeof(*c->mixed));
+	c->what = calloc(cap, sizeof(*c->what));
+	c->fields = calloc(cap, sizeof(*c->fields));
+	c->object = calloc(cap, sizeof(*c->object));
+	c->element = calloc(cap, sizeof(*c->element));
+	if (!c->line || !c->home || !c->first || !c->last || !c->addr || !c->reads || !c->writes || !c->fills ||
+	    !c->queued || !c->transfers || !c->mixed || !c->what || !c->fields || !c->object || !c->element)
+		return -1;
+	for (uint32_t l = 0; l < coh->nlines; l++) {
+		const struct line *ln = &coh->lines[l];
+		const struct line_label *lab = &s->mem.labels[l];
+		const struct mem_object *obj = &s->mem.objects[lab->object];
+		uint64_t traffic = ln->reads + ln->writes + ln->stats.fills;
+		char what[256];
+
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			traffic += ln->stats.transfers[k];
+		if (!traffic)
+			continue;
+		c->line[n] = l;
+		c->addr[n] = coh->addr[l];
+		c->home[n] = ln->home_node;
+		c->reads[n] = ln->reads;
+		c->writes[n] = ln->writes;
+		c->fills[n] = ln->stats.fills;
+		c->queued[n] = ln->stats.queued_ps;
+		memcpy(c->transfers[n], ln->stats.transfers, sizeof(c->transfers[n]));
+		c->object[n] = obj->name;
+		c->element[n] = obj->element;
+		c->first[n] = lab->first;
+		c->last[n] = lab->last;
+		c->mixed[n] = lab->mixed;
+		c->what[n] = strdup(memmap_describe(&s->mem, l, what, sizeof(what)));
+		c->fields[n] = field_names(obj, lab->fields);
+		*count = ++n;
+		if (!c->what[n - 1] || !c->fields[n - 1])
+			return -1;
+	}
+	return 0;
+}
+
+static int write_lines(struct h5out *o, const struct sim *s, struct fs_error *e)
+{
+	struct line_cols c = { 0 };
+	uint32_t n = 0;
+	hsize_t dims[2];
+	hid_t g = -1;
+	int rc = -1;
+
+	if (gather_lines(s, &c, &n) < 0) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+		goto out;
+	}
+	dims[0] = n;
+	dims[1] = XFER_NCLASSES;
+	g = group(o->file, "lines");
+	if (g < 0) {
+		fail(e, o, "lines");
+		goto out;
+	}
+	if (put_col(o, g, "line", H5T_NATIVE_UINT32, n, c.line, H5_U_ID, e) < 0 ||
+	    put_col(o, g, "address", H5T_NATIVE_UINT64, n, c.addr, H5_U_ADDRESS, e) < 0 ||
+	    put_col(o, g, "home_node", H5T_NATIVE_UINT32, n, c.home, H5_U_ID, e) < 0 ||
+	    put_strs(o, g, "description", (const char *const *)c.what, n, 0, e) < 0 ||
+	    put_strs(o, g, "object", c.object, n, 0, e) < 0 || put_strs(o, g, "element", c.element, n, 0, e) < 0 ||
+	    put_col(o, g, "first", H5T_NATIVE_UINT32, n, c.first, H5_U_ID, e) < 0 ||
+	    put_col(o, g, "last", H5T_NATIVE_UINT32, n, c.last, H5_U_ID, e) < 0 ||
+	    put_strs(o, g, "fields", (const char *const *)c.fields, n, 0, e) < 0 ||
+	    put_col(o, g, "mixed", H5T_NATIVE_UINT8, n, c.mixed, H5_U_BOOL, e) < 0 ||
+	    put_col(o, g, "reads", H5T_NATIVE_UINT64, n, c.reads, H5_U_COUNT, e) < 0 ||
+	    put_col(o, g, "writes", H5T_NATIVE_UINT64, n, c.writes, H5_U_COUNT, e) < 0 ||
+	    put_col(o, g, "fills", H5T_NATIVE_UINT64, n, c.fills, H5_U_COUNT, e) < 0 ||
+	    put_col(o, g, "queued", H5T_NATIVE_UINT64, n, c.queued, H5_U_PS, e) < 0 ||
+	    put_transfers(o, g, "transfers", 2, dims, NULL, 0, c.transfers, NULL, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	free_line_cols(&c, n);
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+/* /tables: one row per futex table; /buckets: one row per bucket of every
+ * table, table by table (a table's rows start at its first_bucket). */
+static int write_buckets(struct h5out *o, const struct sim *s, struct fs_error *e)
+{
+	const struct futex_tables *ft = &s->ft;
+	const uint32_t nt = ft->ntables;
+	uint64_t nb = 0, row = 0;
+	uint32_t *tsize = NULL, *tnode = NULL, *btable = NULL, *bindex = NULL;
+	uint64_t *first = NULL, *futexes = NULL, *collisions = NULL, *hashed = NULL, *acq = NULL, *cont = NULL, *wait = NULL;
+	const char **tname = NULL, **thash = NULL;
+	hid_t tg = -1, bg = -1;
+	int rc = -1;
+
+	for (uint32_t t = 0; t < nt; t++)
+		nb += ft->tables[t]->size;
+	tsize = calloc(nt ? nt : 1, sizeof(*tsize));
+	tnode = calloc(nt ? nt : 1, sizeof(*tnode));
+	first = calloc(nt ? nt : 1, sizeof(*first));
+	futexes = calloc(nt ? nt : 1, sizeof(*futexes));
+	collisions = calloc(nt ? nt : 1, sizeof(*collisions));
+	tname = calloc(nt ? nt : 1, sizeof(*tname));
+	thash = calloc(nt ? nt : 1, sizeof(*thash));
+	btable = calloc(nb ? nb : 1, sizeof(*btable));
+	bindex = calloc(nb ? nb : 1, sizeof(*bindex));
+	hashed = calloc(nb ? nb : 1, sizeof(*hashed));
+	acq = calloc(nb ? nb : 1, sizeof(*acq));
+	cont = calloc(nb ? nb : 1, sizeof(*cont));
+	wait = calloc(nb ? nb : 1, sizeof(*wait));
+	if (!tsize || !tnode || !first || !futexes || !collisions || !tname || !thash || !btable || !bindex || !hashed ||
+	    !acq || !cont || !wait) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+		goto out;
+	}
+	for (uint32_t t = 0; t < nt; t++) {
+		const struct futex_table *tab = ft->tables[t];
+		uint64_t used = 0;
+
+		tname[t] = tab->name;
+		thash[t] = tab->hash ? tab->hash->name : "";
+		tsize[t] = tab->size;
+		tnode[t] = tab->node;
+		first[t] = row;
+		for (uint32_t b = 0; b < tab->size; b++, row++) {
+			btable[row] = t;
+			bindex[row] = b;
+			hashed[row] = tab->hashed[b];
+			futexes[t] += tab->hashed[b];
+			used += tab->hashed[b] != 0;
+			if (tab->lock0 != SPIN_NONE) {
+				const struct spinlock *l = &s->locks.locks[tab->lock0 + b];
+
+				acq[row] = l->acquisitions;
+				cont[row] = l->contended;
+				wait[row] = l->wait_ps;
+			}
+		}
+		/* futexes that found their bucket already taken */
+		collisions[t] = futexes[t] - used;
+	}
+	tg = group(o->file, "tables");
+	bg = group(o->file, "buckets");
+	if (tg < 0 || bg < 0) {
+		fail(e, o, "tables and buckets");
+		goto out;
+	}
+	rc = put_strs(o, tg, "name", tname, nt, 0, e) < 0 || put_strs(o, tg, "hash", thash, nt, 0, e) < 0 ||
+			     put_col(o, tg, "size", H5T_NATIVE_UINT32, nt, tsize, H5_U_COUNT, e) < 0 ||
+			     put_col(o, tg, "node", H5T_NATIVE_UINT32, nt, tnode, H5_U_ID, e) < 0 ||
+			     put_col(o, tg, "first_bucket", H5T_NATIVE_UINT64, nt, first, H5_U_ID, e) < 0 ||
+			     put_col(o, tg, "futexes", H5T_NATIVE_UINT64, nt, futexes, H5_U_COUNT, e) < 0 ||
+			     put_col(o, tg, "collisions", H5T_NATIVE_UINT64, nt, collisions, H5_U_COUNT, e) < 0 ||
+			     put_col(o, bg, "table", H5T_NATIVE_UINT32, nb, btable, H5_U_ID, e) < 0 ||
+			     put_col(o, bg, "bucket", H5T_NATIVE_UINT32, nb, bindex, H5_U_ID, e) < 0 ||
+			     put_col(o, bg, "hashed", H5T_NATIVE_UINT64, nb, hashed, H5_U_COUNT, e) < 0 ||
+			     put_col(o, bg, "acquisitions", H5T_NATIVE_UINT64, nb, acq, H5_U_COUNT, e) < 0 ||
+			     put_col(o, bg, "contended", H5T_NATIVE_UINT64, nb, cont, H5_U_COUNT, e) < 0 ||
+			     put_col(o, bg, "wait", H5T_NATIVE_UINT64, nb, wait, H5_U_PS, e) < 0
+		     ? -1
+		     : 0;
+out:
+	free(tsize);
+	free(tnode);
+	free(first);
+	free(futexes);
+	free(collisions);
+	free(tname);
+	free(thash);
+	free(btable);
+	free(bindex);
+	free(hashed);
+	free(acq);
+	free(cont);
+	free(wait);
+	close_id(tg, H5Gclose);
+	close_id(bg, H5Gclose);
+	return rc;
+}
+
+/* The run's own figures: the only values (with start_time_utc and
+ * command_line) that differ between two runs of one scenario and seed. */
+static int write_run(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+{
+	hid_t g = H5Gopen2(o->file, "provenance", H5P_DEFAULT), ts = H5Gopen2(o->file, "timeseries", H5P_DEFAULT);
+	int rc = 0;
+
+	if (g < 0 || ts < 0 || attr_f64(g, "wall_seconds", r->wall_secs) < 0 || attr_u64(g, "events", r->events) < 0 ||
+	    attr_u64(g, "simulated_ps", s->eng.now) < 0 || attr_u64(ts, "ops_clamped", s->ts.ops_clamped) < 0 ||
+	    attr_int(o->file, "incomplete", r->incomplete) < 0)
+		rc = fail(e, o, "provenance");
+	close_id(g, H5Gclose);
+	close_id(ts, H5Gclose);
+	return rc;
+}
+
+/* Makes the finished temporary file durable, then gives it its name. */
+static int publish(struct h5out *o, struct fs_error *e)
+{
+	char *copy = strdup(o->path);
+	int fd = open(o->tmp, O_RDONLY), rc = 0;
+
+	if (fd < 0 || fsync(fd) < 0 || rename(o->tmp, o->path) < 0)
+		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", o->path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0 && copy) {
+		/* the rename itself is durable once the directory is synced */
+		int dir = open(dirname(copy), O_RDONLY);
+
+		if (dir >= 0) {
+			fsync(dir);
+			close(dir);
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int h5out_finish(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+{
+	herr_t closed;
+
+	if (write_summary(o, s, r, e) < 0 || write_threads(o, r, e) < 0 || write_lines(o, s, e) < 0 ||
+	    write_buckets(o, s, e) < 0 || write_run(o, s, r, e) < 0) {
+		h5out_abort(o);
+		return -1;
+	}
+	H5Dclose(o->ts_time);
+	H5Dclose(o->ts_ops);
+	H5Dclose(o->ts_transfers);
+	o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	/* data still cached is written here: a full disk shows up now at the latest */
+	closed = H5Fclose(o->file);
+	o->file = -1;
+	if (closed < 0) {
+		fail(e, o, "closing the file");
+		h5out_abort(o);
+		return -1;
+	}
+	if (publish(o, e) < 0) {
+		h5out_abort(o);
+		return -1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	h5out_abort(o);
+	return 0;
+}
+
+void h5out_abort(struct h5out *o)
+{
+	if (!o->path && !o->tmp)
+		return; /* never opened, or already finished */
+	close_id(o->ts_time, H5Dclose);
+	close_id(o->ts_ops, H5Dclose);
+	close_id(o->ts_transfers, H5Dclose);
+	close_id(o->file, H5Fclose);
+	o->file = o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+}
+
+int h5out_default_path(char *buf, size_t size, const char *scenario, uint64_t seed, time_t now,
+		       struct fs_error *e)
+{
+	char name[128], stamp[32];
+	struct tm tm;
+	size_t i;
+
+	for (i = 0; scenario[i] && i + 1 < sizeof(name); i++) {
+		char c = scenario[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+			 c == '_' || c == '-';
+
+		name[i] = ok ? c : '_';
+	}
+	name[i] = '\0';
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+	if (mkdir("results", 0777) < 0 && errno != EEXIST)
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot create results/: %s", strerror(errno));
+	for (unsigned n = 1; n < 1000; n++) {
+		struct stat st;
+
+		if (n == 1)
+			snprintf(buf, size, "results/%s-%llu-%s.h5", name, (unsigned long long)seed, stamp);
+		else
+			snprintf(buf, size, "results/%s-%llu-%s-%u.h5", name, (unsigned long long)seed, stamp, n);
+		if (stat(buf, &st) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return fs_fail(e, FS_ERR_OUTPUT, "cannot find a free name like %s", buf);
+}

@@ -1,0 +1,473 @@
+#include "sim/h5read.h"
+
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/h5common.h"
+#include "sim/h5out.h"
+
+/* An open file and where errors go. */
+struct reader {
+	const char *path;
+	hid_t file;
+	struct fs_error *e;
+};
+
+static int fail(struct reader *rd, const char *what)
+{
+	char why[512];
+
+	return fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s: %s", rd->path, what, h5_error_text(why, sizeof(why)));
+}
+
+static int oom(struct reader *rd)
+{
+	return fs_fail(rd->e, FS_ERR_LIMIT, "out of memory reading %s", rd->path);
+}
+
+static void close_id(hid_t id, herr_t (*closer)(hid_t))
+{
+	if (id >= 0)
+		closer(id);
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static int attr_num(struct reader *rd, const char *obj, const char *name, hid_t type, void *out)
+{
+	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a >= 0 && H5Aread(a, type, out) >= 0 ? 0 : -1;
+
+	close_id(a, H5Aclose);
+	if (rc < 0) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "attribute %s of %s", name, obj);
+		return fail(rd, what);
+	}
+	return 0;
+}
+
+/* A variable-length string attribute, as a malloc'd copy. */
+static char *attr_str(struct reader *rd, const char *obj, const char *name)
+{
+	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT), type = h5_str_type(0);
+	char *v = NULL, *out = NULL;
+
+	if (a >= 0 && type >= 0 && H5Aread(a, type, &v) >= 0) {
+		out = strdup(v ? v : "");
+		H5free_memory(v);
+		if (!out)
+			oom(rd);
+	} else {
+		char what[256];
+
+		snprintf(what, sizeof(what), "attribute %s of %s", name, obj);
+		fail(rd, what);
+	}
+	close_id(type, H5Tclose);
+	close_id(a, H5Aclose);
+	return out;
+}
+
+/* ---- datasets --------------------------------------------------------------- */
+
+/* Dataset `name` read as `type` (elements of `size` bytes) into a malloc'd
+ * buffer; its element count in *n. `rank` is the rank it must have (0: scalar)
+ * and `cols` its second dimension when rank 2. */
+static void *read_all(struct reader *rd, const char *name, hid_t type, size_t size, int rank, hsize_t cols,
+		      hsize_t *n)
+{
+	hid_t d = H5Dopen2(rd->file, name, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : -1;
+	hsize_t dims[2] = { 1, 1 };
+	void *buf = NULL;
+	int ok = 0;
+
+	*n = 0;
+	if (space >= 0 && H5Sget_simple_extent_ndims(space) == rank &&
+	    (rank == 0 || H5Sget_simple_extent_dims(space, dims, NULL) == rank) && (rank < 2 || dims[1] == cols)) {
+		*n = rank ? dims[0] * (rank == 2 ? dims[1] : 1) : 1;
+		buf = malloc(*n ? *n * size : 1);
+		if (!buf)
+			oom(rd);
+		else if (*n == 0 || H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+			ok = 1;
+	}
+	close_id(space, H5Sclose);
+	close_id(d, H5Dclose);
+	if (!ok) {
+		if (buf || rd->e->status == 0) {
+			char what[256];
+
+			snprintf(what, sizeof(what), "dataset %s (expected rank %d)", name, rank);
+			fail(rd, what);
+		}
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int read_u64(struct reader *rd, const char *name, uint64_t *out)
+{
+	hsize_t n;
+	uint64_t *v = read_all(rd, name, H5T_NATIVE_UINT64, sizeof(*v), 0, 0, &n);
+
+	if (!v)
+		return -1;
+	*out = *v;
+	free(v);
+	return 0;
+}
+
+/* A column of fixed-length strings (or one scalar string) as n malloc'd strings. */
+static char **read_strs(struct reader *rd, const char *name, int rank, hsize_t *n)
+{
+	hid_t d = H5Dopen2(rd->file, name, H5P_DEFAULT), ftype = d >= 0 ? H5Dget_type(d) : -1, mtype = -1;
+	size_t len = ftype >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) == 0
+			     ? H5Tget_size(ftype)
+			     : 0;
+	char *buf = NULL, **out = NULL;
+
+	*n = 0;
+	close_id(d, H5Dclose);
+	if (len)
+		mtype = h5_str_type(len);
+	if (mtype >= 0)
+		buf = read_all(rd, name, mtype, len, rank, 0, n);
+	else {
+		char what[256];
+
+		snprintf(what, sizeof(what), "dataset %s (expected fixed-length strings)", name);
+		fail(rd, what);
+	}
+	close_id(mtype, H5Tclose);
+	close_id(ftype, H5Tclose);
+	if (!buf)
+		return NULL;
+	out = calloc(*n ? *n : 1, sizeof(*out));
+	for (hsize_t i = 0; out && i < *n; i++) {
+		out[i] = strndup(buf + i * len, len);
+		if (!out[i]) {
+			while (i--)
+				free(out[i]);
+			free(out);
+			out = NULL;
+		}
+	}
+	free(buf);
+	if (!out)
+		oom(rd);
+	return out;
+}
+
+static void free_strs(char **v, hsize_t n)
+{
+	for (hsize_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static char *read_text(struct reader *rd, const char *name)
+{
+	hsize_t n;
+	char **v = read_strs(rd, name, 0, &n), *text;
+
+	if (!v)
+		return NULL;
+	text = v[0];
+	free(v);
+	return text;
+}
+
+/* Fails unless the `count` columns of `group` read into n[] have n[0] rows
+ * (`per_row` elements each for column `wide`, one otherwise). */
+static int same_rows(struct reader *rd, const char *group, const hsize_t *n, int count, int wide, hsize_t per_row)
+{
+	for (int i = 1; i < count; i++)
+		if (n[i] != n[0] * (i == wide ? per_row : 1))
+			return fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in %s/ differ in length", rd->path, group);
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static int open_file(struct reader *rd, const char *path, struct fs_error *e)
+{
+	char *format = NULL;
+	int version = 0;
+	htri_t is;
+
+	rd->path = path;
+	rd->e = e;
+	rd->file = -1;
+	h5_quiet();
+	is = H5Fis_hdf5(path);
+	if (is <= 0) {
+		if (is == 0)
+			return fs_fail(e, FS_ERR_INPUT, "%s: not an HDF5 file", path);
+		return fail(rd, "opening");
+	}
+	rd->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (rd->file < 0)
+		return fail(rd, "opening");
+	format = H5Aexists(rd->file, "format") > 0 ? attr_str(rd, "/", "format") : NULL;
+	if (!format || strcmp(format, H5OUT_FORMAT) != 0) {
+		free(format);
+		return fs_fail(e, FS_ERR_INPUT, "%s: not a futexsim result file (no format attribute '%s')", path,
+			       H5OUT_FORMAT);
+	}
+	free(format);
+	if (attr_num(rd, "/", "format_version", H5T_NATIVE_INT, &version) < 0)
+		return -1;
+	if (version < 1 || version > H5OUT_FORMAT_VERSION)
+		return fs_fail(e, FS_ERR_INPUT, "%s: format version %d (this futexsim reads versions 1 to %d)", path,
+			       version, H5OUT_FORMAT_VERSION);
+	return 0;
+}
+
+/* ---- the summary ------------------------------------------------------------- */
+
+static int read_threads(struct reader *rd, struct results *r)
+{
+	hsize_t n[6];
+	uint32_t *id = read_all(rd, "threads/id", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
+	uint32_t *cpu = read_all(rd, "threads/cpu", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
+	uint32_t *node = read_all(rd, "threads/node", H5T_NATIVE_UINT32, 4, 1, 0, &n[2]);
+	uint64_t *ops = read_all(rd, "threads/ops", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
+	uint64_t *rate = read_all(rd, "threads/ops_per_sec", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
+	char **line = read_strs(rd, "threads/perf_line", 1, &n[5]);
+	int rc = -1;
+
+	if (!id || !cpu || !node || !ops || !rate || !line || same_rows(rd, "threads", n, 6, 0, 1) < 0)
+		goto out;
+	r->nthreads = (uint32_t)n[0];
+	r->threads = calloc(n[0] ? n[0] : 1, sizeof(*r->threads));
+	if (!r->threads) {
+		oom(rd);
+		goto out;
+	}
+	for (hsize_t i = 0; i < n[0]; i++) {
+		r->threads[i] = (struct thread_result){ id[i], cpu[i], node[i], ops[i], rate[i], line[i] };
+		line[i] = NULL;
+	}
+	rc = 0;
+out:
+	free(id);
+	free(cpu);
+	free(node);
+	free(ops);
+	free(rate);
+	free_strs(line, n[5]);
+	return rc;
+}
+
+static int read_hot_lines(struct reader *rd, struct results *r, uint32_t top)
+{
+	hsize_t n[7];
+	uint32_t *line = read_all(rd, "lines/line", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
+	uint64_t *reads = read_all(rd, "lines/reads", H5T_NATIVE_UINT64, 8, 1, 0, &n[1]);
+	uint64_t *writes = read_all(rd, "lines/writes", H5T_NATIVE_UINT64, 8, 1, 0, &n[2]);
+	uint64_t *fills = read_all(rd, "lines/fills", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
+	uint64_t *queued = read_all(rd, "lines/queued", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
+	uint64_t *xfer = read_all(rd, "lines/transfers", H5T_NATIVE_UINT64, 8, 2, XFER_NCLASSES, &n[5]);
+	char **what = read_strs(rd, "lines/description", 1, &n[6]);
+	uint64_t *sum = NULL;
+	uint32_t *idx = NULL;
+	int rc = -1;
+
+	if (!line || !reads || !writes || !fills || !queued || !xfer || !what ||
+	    same_rows(rd, "lines", n, 7, 5, XFER_NCLASSES) < 0)
+		goto out;
+	sum = calloc(n[0] ? n[0] : 1, sizeof(*sum));
+	idx = calloc(top ? top : 1, sizeof(*idx));
+	r->hot = calloc(top ? top : 1, sizeof(*r->hot));
+	if (!sum || !idx || !r->hot) {
+		oom(rd);
+		goto out;
+	}
+	for (hsize_t i = 0; i < n[0]; i++)
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			sum[i] += xfer[i * XFER_NCLASSES + k];
+	/* rows are in line order, so ties fall as in the run (lower line first) */
+	if (results_top(sum, (uint32_t)n[0], top, idx, &r->nhot) < 0) {
+		oom(rd);
+		goto out;
+	}
+	for (uint32_t i = 0; i < r->nhot; i++) {
+		struct line_result *h = &r->hot[i];
+		hsize_t j = idx[i];
+
+		h->line = line[j];
+		h->what = what[j];
+		what[j] = NULL;
+		h->reads = reads[j];
+		h->writes = writes[j];
+		h->fills = fills[j];
+		memcpy(h->transfers, &xfer[j * XFER_NCLASSES], sizeof(h->transfers));
+		h->total_transfers = sum[j];
+		h->queued_ps = queued[j];
+	}
+	rc = 0;
+out:
+	free(line);
+	free(reads);
+	free(writes);
+	free(fills);
+	free(queued);
+	free(xfer);
+	free_strs(what, n[6]);
+	free(sum);
+	free(idx);
+	return rc;
+}
+
+static int read_hot_buckets(struct reader *rd, struct results *r, uint32_t top)
+{
+	hsize_t n[7];
+	uint32_t *table = read_all(rd, "buckets/table", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
+	uint32_t *bucket = read_all(rd, "buckets/bucket", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
+	uint64_t *hashed = read_all(rd, "buckets/hashed", H5T_NATIVE_UINT64, 8, 1, 0, &n[2]);
+	uint64_t *acq = read_all(rd, "buckets/acquisitions", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
+	uint64_t *cont = read_all(rd, "buckets/contended", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
+	uint64_t *wait = read_all(rd, "buckets/wait", H5T_NATIVE_UINT64, 8, 1, 0, &n[5]);
+	char **names = read_strs(rd, "tables/name", 1, &n[6]);
+	uint32_t *idx = NULL;
+	int rc = -1;
+
+	if (!table || !bucket || !hashed || !acq || !cont || !wait || !names || same_rows(rd, "buckets", n, 6, 0, 1) < 0)
+		goto out;
+	idx = calloc(top ? top : 1, sizeof(*idx));
+	r->hotb = calloc(top ? top : 1, sizeof(*r->hotb));
+	if (!idx || !r->hotb || results_top(wait, (uint32_t)n[0], top, idx, &r->nhotb) < 0) {
+		oom(rd);
+		goto out;
+	}
+	for (uint32_t i = 0; i < r->nhotb; i++) {
+		struct bucket_result *b = &r->hotb[i];
+		hsize_t j = idx[i];
+
+		if (table[j] >= n[6]) {
+			r->nhotb = i;
+			fs_fail(rd->e, FS_ERR_INPUT, "%s: buckets/table refers to table %u of %llu", rd->path, table[j],
+				(unsigned long long)n[6]);
+			goto out;
+		}
+		*b = (struct bucket_result){ strdup(names[table[j]]), bucket[j], hashed[j], acq[j], cont[j], wait[j] };
+		if (!b->table) {
+			r->nhotb = i;
+			oom(rd);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(table);
+	free(bucket);
+	free(hashed);
+	free(acq);
+	free(cont);
+	free(wait);
+	free_strs(names, n[6]);
+	free(idx);
+	return rc;
+}
+
+/* "a=1 b=2" from provenance/overrides. */
+static char *read_overrides(struct reader *rd)
+{
+	hsize_t n;
+	char **v = read_strs(rd, "provenance/overrides", 1, &n), *out;
+	size_t len = 1;
+
+	if (!v)
+		return NULL;
+	for (hsize_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	out = malloc(len);
+	if (out) {
+		out[0] = '\0';
+		for (hsize_t i = 0; i < n; i++) {
+			if (i)
+				strcat(out, " ");
+			strcat(out, v[i]);
+		}
+	} else {
+		oom(rd);
+	}
+	free_strs(v, n);
+	return out;
+}
+
+static int read_summary(struct reader *rd, struct results *r, uint32_t top, struct h5read_info *info)
+{
+	hsize_t n;
+	uint64_t *xfer;
+	uint64_t hottest = 0;
+
+	r->version = attr_str(rd, "provenance", "futexsim_version");
+	r->scenario = r->version ? attr_str(rd, "summary", "scenario") : NULL;
+	r->machine = r->scenario ? attr_str(rd, "summary", "machine") : NULL;
+	r->kernel = r->machine ? attr_str(rd, "summary", "kernel") : NULL;
+	r->workload = r->kernel ? attr_str(rd, "summary", "workload") : NULL;
+	r->overrides = r->workload ? read_overrides(rd) : NULL;
+	r->perf_header = r->overrides ? read_text(rd, "summary/perf_header") : NULL;
+	if (!r->perf_header || attr_num(rd, "provenance", "seed", H5T_NATIVE_UINT64, &r->seed) < 0 ||
+	    attr_num(rd, "provenance", "wall_seconds", H5T_NATIVE_DOUBLE, &r->wall_secs) < 0 ||
+	    attr_num(rd, "provenance", "events", H5T_NATIVE_UINT64, &r->events) < 0 ||
+	    attr_num(rd, "/", "incomplete", H5T_NATIVE_INT, &r->incomplete) < 0 ||
+	    attr_num(rd, "summary", "per_thread", H5T_NATIVE_INT, &info->per_thread) < 0 ||
+	    attr_num(rd, "summary", "hottest_lines", H5T_NATIVE_UINT64, &hottest) < 0 ||
+	    read_u64(rd, "summary/ops_per_sec", &r->avg.mean) < 0 ||
+	    read_u64(rd, "summary/total_ops", &r->total_ops) < 0 ||
+	    read_u64(rd, "summary/simulated_ops", &r->ops_simulated) < 0 ||
+	    read_u64(rd, "summary/dram_fills", &r->fills) < 0 || read_u64(rd, "summary/warmup", &r->warmup_ps) < 0 ||
+	    read_u64(rd, "summary/window", &r->window_ps) < 0)
+		return -1;
+	{
+		double *sd = read_all(rd, "summary/ops_per_sec_stderr", H5T_NATIVE_DOUBLE, sizeof(double), 0, 0, &n);
+
+		if (!sd)
+			return -1;
+		r->avg.stderr_pct = *sd;
+		free(sd);
+	}
+	xfer = read_all(rd, "summary/transfers", H5T_NATIVE_UINT64, 8, 1, 0, &n);
+	if (!xfer)
+		return -1;
+	if (n != XFER_NCLASSES) {
+		free(xfer);
+		return fs_fail(rd->e, FS_ERR_INPUT, "%s: summary/transfers has %llu classes, expected %d", rd->path,
+			       (unsigned long long)n, XFER_NCLASSES);
+	}
+	memcpy(r->transfers, xfer, sizeof(r->transfers));
+	free(xfer);
+	info->hottest_lines = hottest > 1000 ? 1000 : (uint32_t)hottest;
+	return read_threads(rd, r) < 0 || read_hot_lines(rd, r, top ? top : info->hottest_lines) < 0 ||
+			       read_hot_buckets(rd, r, top ? top : info->hottest_lines) < 0
+		       ? -1
+		       : 0;
+}
+
+int h5read_results(const char *path, uint32_t top, struct results *r, struct h5read_info *info,
+		   struct fs_error *e)
+{
+	struct reader rd;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(info, 0, sizeof(*info));
+	rc = open_file(&rd, path, e) < 0 ? -1 : read_summary(&rd, r, top, info);
+	close_id(rd.file, H5Fclose);
+	return rc;
+}
+
+char *h5read_text(const char *path, const char *dataset, struct fs_error *e)
+{
+	struct reader rd;
+	char *text = open_file(&rd, path, e) < 0 ? NULL : read_text(&rd, dataset);
+
+	close_id(rd.file, H5Fclose);
+	return text;
+}
