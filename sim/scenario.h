@@ -25,8 +25,9 @@
  * from 2^64 ps). */
 #define SCENARIO_MAX_SIM_PS (3600ull * 1000000000000ull)
 /* output.interval may cut the measured time into at most this many intervals
- * (each one an event and a row of the result file's time series). */
-#define SCENARIO_MAX_INTERVALS 10000000ull
+ * (each one an event and a row of the result file's time series): the longest
+ * run at the default 100us, so only a shorter interval can pass it. */
+#define SCENARIO_MAX_INTERVALS (SCENARIO_MAX_SIM_PS / 100000000ull)
 
 struct scenario {
 	struct yt_doc *doc;
