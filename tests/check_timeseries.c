@@ -309,6 +309,28 @@ START_TEST(test_sums_in_a_run)
 }
 END_TEST
 
+/* Sampling is observation: the sampler's events may stop tasks from running
+ * ahead past a boundary (they wait for an event instead), which the task model
+ * says gives the same result. Every interval, or none at all, the same run. */
+START_TEST(test_interval_does_not_change_the_run)
+{
+	static const char *const fine[] = { "run.duration=300us", "run.warmup=50us", "output.interval=1us" };
+	static const char *const none[] = { "run.duration=300us", "run.warmup=50us", "output.interval=300us" };
+	struct tu_run a, b;
+
+	tu_run(&a, "scenarios/e5-2650-hashbench.yaml", fine, 3);
+	tu_run(&b, "scenarios/e5-2650-hashbench.yaml", none, 3);
+	ck_assert_uint_eq(a.s.ts.nintervals, 300);
+	ck_assert_uint_eq(b.s.ts.nintervals, 1);
+	for (uint32_t t = 0; t < a.s.tasks.n; t++)
+		ck_assert_uint_eq(a.s.tasks.v[t].ops, b.s.tasks.v[t].ops);
+	ck_assert_mem_eq(a.s.coh.total_transfers, b.s.coh.total_transfers, sizeof(a.s.coh.total_transfers));
+	ck_assert_uint_eq(a.s.coh.total_fills, b.s.coh.total_fills);
+	tu_run_free(&a);
+	tu_run_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("timeseries");
@@ -321,6 +343,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_interrupted_rows);
 	tcase_add_test(tc, test_chunks_and_sink_failure);
 	tcase_add_test(tc, test_sums_in_a_run);
+	tcase_add_test(tc, test_interval_does_not_change_the_run);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
