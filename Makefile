@@ -47,7 +47,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 SCENARIO ?= scenarios/quickstart.yaml
 
-.PHONY: all run check bench validate deps clean
+.PHONY: all run check bench validate calibrate regression-data deps clean
 .DELETE_ON_ERROR:
 
 all: $(BIN) $(TOOLS)
@@ -93,10 +93,10 @@ bin/futexsim-%: $(BUILD)/analysis/%.o $(TOOL_LIB_OBJS) $(LIB)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(LIB)
+$(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(TOOL_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC+LD   $@")
-	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(TOOL_LIB_OBJS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -124,6 +124,20 @@ validate: deps
 	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
 	  MPLBACKEND=Agg /usr/bin/python3 analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
+
+# Fits the parameters of analysis/calibration*.yaml to the published points and
+# rewrites the generated configs (see docs/calibration.md); then refresh the
+# regression data of make check with `make regression-data`.
+calibrate: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
+	bin/futexsim-calibrate --spec analysis/calibration.yaml
+	bin/futexsim-calibrate --spec analysis/calibration-hash.yaml
+
+REGRESSION_SETS := --set run.duration=2ms --set run.warmup=500us
+regression-data: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
+	bin/futexsim-validate --points tests/regression/points.tsv $(REGRESSION_SETS) \
+	  --out results/regression --save tests/regression/calibration.tsv
 
 clean:
 	rm -rf $(BUILD) bin

@@ -56,6 +56,7 @@ struct spec {
 	struct output outputs[4];
 	size_t noutputs;
 	unsigned max_evals;
+	uint64_t min_x;         /* only points with x >= min_x */
 };
 
 struct fit {
@@ -140,7 +141,8 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 
 static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct fs_error *e)
 {
-	static const char *const keys[] = { "points", "tables", "fixed", "max_evals", "outputs", "parameters", NULL };
+	static const char *const keys[] = { "points", "tables", "min_x", "fixed", "max_evals", "outputs",
+					    "parameters", NULL };
 	static const char *const out_keys[] = { "id", "name", "file", "inherit", "description", NULL };
 	const struct yt_node *root = yt_load_file(d, path, e), *outs, *params;
 	size_t n;
@@ -153,6 +155,7 @@ static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct 
 	    read_list(root, "tables", s->tables, MAX_LIST, &n, e) < 0 ||
 	    read_list(root, "fixed", s->fixed, MAX_LIST, &s->nfixed, e) < 0 ||
 	    cfg_get_u64(root, "max_evals", 200, 1, 100000, &max_evals, e) < 0 ||
+	    cfg_get_u64(root, "min_x", 0, 0, UINT64_MAX, &s->min_x, e) < 0 ||
 	    cfg_require(root, "outputs", "calibration spec", e) < 0 ||
 	    cfg_require(root, "parameters", "calibration spec", e) < 0)
 		return -1;
@@ -324,7 +327,16 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 			group = p->file_key;
 		}
 		format_value(p, f->best[i], v, sizeof(v));
-		fprintf(out, "  %s: %s  # [F] start ", dot ? dot + 1 : p->file_key, v);
+		{
+			/* the first output a parameter names is where it was fitted */
+			unsigned first = (unsigned)__builtin_ctz(p->outputs);
+
+			if (&s->outputs[first] == o)
+				fprintf(out, "  %s: %s  # [F] start ", dot ? dot + 1 : p->file_key, v);
+			else
+				fprintf(out, "  %s: %s  # [F on %s, carried over] start ", dot ? dot + 1 : p->file_key,
+					v, s->outputs[first].name);
+		}
 		{
 			char init[64], lo[64], hi[64];
 
@@ -375,6 +387,16 @@ int main(int argc, char **argv)
 	}
 	if (max_evals > 0)
 		spec.max_evals = (unsigned)max_evals;
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < f.pts.n; i++)
+			if (f.pts.v[i].x >= spec.min_x)
+				f.pts.v[kept++] = f.pts.v[i];
+			else
+				point_clear(&f.pts.v[i]);
+		f.pts.n = kept;
+	}
 	f.spec = &spec;
 	f.jobs = jobs > 0 ? (unsigned)jobs : 1;
 	f.best_loss = INFINITY;
@@ -394,11 +416,22 @@ int main(int argc, char **argv)
 			gsl_vector_set(step, i, 0.7); /* about a quarter of the range near the middle */
 		}
 		gsl_multimin_fminimizer_set(m, &fn, x, step);
+		double last_best = f.best_loss;
+		unsigned last_gain = f.evals;
+
 		while (!f.failed && f.evals < spec.max_evals) {
 			if (gsl_multimin_fminimizer_iterate(m))
 				break;
 			if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-3) == GSL_SUCCESS)
 				break;
+			/* the loss of a simulation is piecewise flat: a simplex can cycle on a
+			 * plateau without shrinking, so also stop when the best stops improving */
+			if (f.best_loss < last_best - 1e-5) {
+				last_best = f.best_loss;
+				last_gain = f.evals;
+			} else if (f.evals - last_gain >= 40) {
+				break;
+			}
 		}
 		gsl_multimin_fminimizer_free(m);
 		gsl_vector_free(x);

@@ -1,6 +1,7 @@
 #include "analysis/points.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static bool matches(const char *s, const char *const *filter)
 	return false;
 }
 
-static void point_free(struct point *pt)
+void point_clear(struct point *pt)
 {
 	free(pt->table);
 	free(pt->series);
@@ -35,12 +36,12 @@ static void point_free(struct point *pt)
 /* "table<TAB>series<TAB>x<TAB>published<TAB>scenario<TAB>set set ..." */
 static int parse_line(struct point *pt, char *line, const char *path, unsigned lineno, struct fs_error *e)
 {
-	char *field[6] = { 0 }, *save = NULL, *set_save = NULL;
+	char *field[7] = { 0 }, *save = NULL, *set_save = NULL;
 	int n = 0;
 
 	memset(pt, 0, sizeof(*pt));
 	line[strcspn(line, "\n")] = '\0';
-	for (char *p = line; n < 6 && (field[n] = strtok_r(p, "\t", &save)); p = NULL)
+	for (char *p = line; n < 7 && (field[n] = strtok_r(p, "\t", &save)); p = NULL)
 		n++;
 	if (n < 5)
 		return fs_fail(e, FS_ERR_INPUT, "%s:%u: expected 6 tab-separated fields", path, lineno);
@@ -49,6 +50,7 @@ static int parse_line(struct point *pt, char *line, const char *path, unsigned l
 	pt->x = strtoull(field[2], NULL, 10);
 	pt->published = strtod(field[3], NULL);
 	pt->scenario = strdup(field[4]);
+	pt->expected_error_pct = n > 6 ? strtod(field[6], NULL) : NAN;
 	for (char *p = field[5], *tok; p || set_save; p = NULL) {
 		tok = strtok_r(p, " ", &set_save);
 		if (!tok)
@@ -78,17 +80,17 @@ int points_load(struct points *p, const char *path, const char *const *tables, c
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (parse_line(&pt, line, path, lineno, e) < 0) {
-			point_free(&pt);
+			point_clear(&pt);
 			fclose(f);
 			return -1;
 		}
 		if (!matches(pt.table, tables) || !matches(pt.series, series)) {
-			point_free(&pt);
+			point_clear(&pt);
 			continue;
 		}
 		v = realloc(p->v, (p->n + 1) * sizeof(*v));
 		if (!v) {
-			point_free(&pt);
+			point_clear(&pt);
 			fclose(f);
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		}
@@ -104,7 +106,7 @@ int points_load(struct points *p, const char *path, const char *const *tables, c
 void points_free(struct points *p)
 {
 	for (size_t i = 0; i < p->n; i++)
-		point_free(&p->v[i]);
+		point_clear(&p->v[i]);
 	free(p->v);
 	memset(p, 0, sizeof(*p));
 }
@@ -186,6 +188,28 @@ int points_run(struct points *p, const char *const *extra, size_t nextra, unsign
 			failed = 1;
 	}
 	return failed ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
+}
+
+int points_save(const struct points *p, const char *path, const char *header, struct fs_error *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "%s", header);
+	fprintf(f, "# table\tseries\tx\tpublished\tscenario\tsets\terror_pct (at the last fit)\n");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct point *pt = &p->v[i];
+
+		fprintf(f, "%s\t%s\t%llu\t%.1f\t%s\t", pt->table, pt->series, (unsigned long long)pt->x,
+			pt->published, pt->scenario);
+		for (size_t k = 0; k < pt->nsets; k++)
+			fprintf(f, "%s%s", k ? " " : "", pt->sets[k]);
+		fprintf(f, "\t%.2f\n", point_error_pct(pt));
+	}
+	if (fclose(f) != 0)
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+	return 0;
 }
 
 double point_error_pct(const struct point *pt)

@@ -24,6 +24,7 @@ struct point {
 	char *sets[POINT_MAX_SETS];
 	size_t nsets;
 	double simulated;      /* perf's Averaged ops/sec, filled by points_run */
+	double expected_error_pct; /* optional 7th field: the error at the last fit, else NAN */
 };
 
 struct points {
@@ -36,10 +37,15 @@ struct points {
 int points_load(struct points *p, const char *path, const char *const *tables, const char *const *series,
 		struct fs_error *e);
 void points_free(struct points *p);
+/* Frees one point's strings (to drop it from a list). */
+void point_clear(struct point *pt);
 
 /* Simulates every point with `extra` overrides applied after the point's own,
  * using `jobs` worker processes. Fills point.simulated. */
 int points_run(struct points *p, const char *const *extra, size_t nextra, unsigned jobs, struct fs_error *e);
+
+/* Writes points as TSV (the load format) with the current error as the 7th field. */
+int points_save(const struct points *p, const char *path, const char *header, struct fs_error *e);
 
 /* Relative error of a point in percent: 100 * (simulated / published - 1). */
 double point_error_pct(const struct point *pt);

@@ -22,7 +22,9 @@ static const char usage[] =
 	"  --table NAME    only this table (repeatable): e5-sweep-2024, e5-hashfn-2024, e5-v11-2025\n"
 	"  --set KEY=VALUE override applied to every point (e.g. run.duration=2ms)\n"
 	"  -j N            worker processes (default: online CPUs)\n"
-	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n";
+	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n"
+	"  --save FILE     also write the points with their errors as TSV (the regression data\n"
+	"                  of make check: tests/regression/calibration.tsv)\n";
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -189,7 +191,7 @@ static int mkdirs(const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation";
+	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation", *save = NULL;
 	const char *tables[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
 	size_t ntables = 0, nsets = 0;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -214,6 +216,8 @@ int main(int argc, char **argv)
 			jobs = atol(argv[++i]);
 		} else if (!strcmp(a, "--out") && v) {
 			out_dir = argv[++i];
+		} else if (!strcmp(a, "--save") && v) {
+			save = argv[++i];
 		} else {
 			fprintf(stderr, "futexsim-validate: bad argument '%s'\n%s", a, usage);
 			return 2;
@@ -262,6 +266,21 @@ int main(int argc, char **argv)
 			st.table, st.max_abs);
 	}
 	shape_checks(&p, sum);
+	if (save) {
+		char header[512];
+
+		/* the saved points carry the overrides they were run with */
+		for (size_t i = 0; i < p.n; i++)
+			for (size_t k = 0; k < nsets && p.v[i].nsets < POINT_MAX_SETS; k++)
+				p.v[i].sets[p.v[i].nsets++] = strdup(sets[k]);
+		snprintf(header, sizeof(header), "# Written by bin/futexsim-validate --save (futexsim %s, git %s) from %s\n",
+			 FUTEXSIM_VERSION, FUTEXSIM_GIT_REV, points_file);
+		if (points_save(&p, save, header, &e) < 0) {
+			fprintf(stderr, "futexsim-validate: %s\n", e.msg);
+			return 4;
+		}
+		printf("wrote %s\n", save);
+	}
 	fclose(csv);
 	fclose(sum);
 	printf("\nwrote %s/points.csv and %s/summary.csv\n", out_dir, out_dir);

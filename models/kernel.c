@@ -220,13 +220,25 @@ static int parse_layouts(struct kernel_design *k, const struct yt_node *n, struc
 		       : 0;
 }
 
-static int parse_costs(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+/* The cost of one hash with `fn`: hash_costs.NAME if given, else the function's own default. */
+static int hash_cost(const struct yt_node *hash_costs, const struct hashfn *fn, struct fs_cost *out,
+		     struct fs_error *e)
+{
+	return cfg_get_cost(hash_costs, fn->name, fs_cost_of_cycles(fn->cost_cycles), out, e);
+}
+
+static int parse_costs(struct kernel_design *k, const struct yt_node *n, const struct yt_node *hash_costs,
+		       struct fs_error *e)
 {
 	if (n && (cfg_expect(n, YT_MAP, "costs", e) < 0 ||
 		  cfg_check_keys(n, "costs", kernel_cost_names, e) < 0))
 		return -1;
-	k->costs[KC_HASH_GLOBAL] = fs_cost_of_cycles(k->global.hash->cost_cycles);
-	k->costs[KC_HASH_PRIVATE] = fs_cost_of_cycles(k->private_hash.hash->cost_cycles);
+	if (hash_costs && (cfg_expect(hash_costs, YT_MAP, "hash_costs", e) < 0 ||
+			   cfg_check_keys(hash_costs, "hash_costs", hashfn_names(), e) < 0))
+		return -1;
+	if (hash_cost(hash_costs, k->global.hash, &k->costs[KC_HASH_GLOBAL], e) < 0 ||
+	    hash_cost(hash_costs, k->private_hash.hash, &k->costs[KC_HASH_PRIVATE], e) < 0)
+		return -1;
 	k->costs[KC_REF_GET] = fs_cost_of_cycles(k->private_hash.refcount->get_cycles);
 	k->costs[KC_REF_PUT] = fs_cost_of_cycles(k->private_hash.refcount->put_cycles);
 	for (unsigned i = 0; i < KC_NCOSTS; i++) {
@@ -281,7 +293,7 @@ static void set_defaults(struct kernel_design *k)
 int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
-					    "key_order", "layout", "costs", "path", NULL };
+					    "key_order", "layout", "costs", "hash_costs", "path", NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
 
@@ -294,7 +306,7 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	    parse_private(k, yt_get(root, "private_hash"), e) < 0 ||
 	    cfg_get_enum(root, "key_order", orders, KEY_ORDER_PTR_FIRST, &order, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
-	    parse_costs(k, yt_get(root, "costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
+	    parse_costs(k, yt_get(root, "costs"), yt_get(root, "hash_costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
 		return -1;
 	k->key_order = (enum key_order)order;
 	return 0;

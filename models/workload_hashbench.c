@@ -20,6 +20,7 @@ struct hashbench_params {
 	uint32_t ncpus;
 	struct fs_cost loop_cost;
 	simtime_t start_skew;
+	bool random_start;  /* each thread starts at a random index of its array */
 };
 
 struct hashbench {
@@ -42,7 +43,9 @@ static void free_params(void *params)
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type", "threads", "futexes", "shared", "cpus",
-					    "loop_cost", "start_skew", NULL };
+					    "loop_cost", "start_skew", "start", NULL };
+	static const char *const starts[] = { "random", "first", NULL };
+	int start;
 	struct hashbench_params *p = calloc(1, sizeof(*p));
 	const struct yt_node *cpus = yt_get(n, "cpus");
 
@@ -61,8 +64,10 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 	    cfg_get_bool(n, "shared", false, &p->shared, e) < 0 ||
 	    /* the benchmark loop, the libc syscall wrapper and the ops counter [A] */
 	    cfg_get_cost(n, "loop_cost", fs_cost_of_cycles(10), &p->loop_cost, e) < 0 ||
-	    cfg_get_duration(n, "start_skew", 1 * PS_PER_US, 0, PS_PER_S, &p->start_skew, e) < 0)
+	    cfg_get_duration(n, "start_skew", 1 * PS_PER_US, 0, PS_PER_S, &p->start_skew, e) < 0 ||
+	    cfg_get_enum(n, "start", starts, 0, &start, e) < 0)
 		return -1;
+	p->random_start = start == 0;
 	if (p->threads > p->ncpus) {
 		const struct yt_node *t = yt_get(n, "threads");
 
@@ -193,8 +198,15 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	}
 	for (uint32_t i = 0; i < p->threads; i++) {
 		simtime_t skew = p->start_skew ? (simtime_t)gsl_rng_uniform_int(s->rng, p->start_skew) : 0;
+		struct task *t = &s->tasks.v[i];
 
-		task_start(&s->tasks, &s->tasks.v[i], skew);
+		/* perf's threads all start at futex 0 and drift apart over a 10 s run; a
+		 * short simulated window matches the drifted state better */
+		if (p->random_start) {
+			h->next[i] = (uint32_t)gsl_rng_uniform_int(s->rng, p->futexes);
+			t->target = h->targets[(size_t)i * p->futexes + h->next[i]];
+		}
+		task_start(&s->tasks, t, skew);
 	}
 	return 0;
 }

@@ -962,10 +962,14 @@ static int check_assignment_chars(const char *assignment, struct fs_error *e)
 	for (const char *p = assignment; *p; p++) {
 		const unsigned char c = (unsigned char)*p;
 
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			char shown[600];
+
 			return fs_fail(e, FS_ERR_INPUT,
-				       "--set: control character \\x%02x at column %zu (expected a one-line PATH=VALUE)",
-				       c, (size_t)(p - assignment) + 1);
+				       "--set '%s': control character \\x%02x at column %zu (expected a one-line PATH=VALUE)",
+				       yt_excerpt(shown, sizeof(shown), assignment), c,
+				       (size_t)(p - assignment) + 1);
+		}
 	}
 	return 0;
 }

@@ -578,7 +578,7 @@ static const struct {
 	{ "a={b: 1, b: 2}", "--set 'a={b: 1, b: 2}': column 10: duplicate key 'b' (first at line 1)" },
 	{ "a=&x 1", "--set 'a=&x 1': column 3: anchor '&x': anchors and aliases are not supported" },
 	{ "a=!!str 1", "--set 'a=!!str 1': column 3: tag 'tag:yaml.org,2002:str': explicit tags are not supported" },
-	{ "a=x\ny", "--set: control character \\x0a at column 4 (expected a one-line PATH=VALUE)" },
+	{ "a=x\ny", "--set 'a=x\\ny': control character \\x0a at column 4 (expected a one-line PATH=VALUE)" },
 };
 
 START_TEST(test_set_rejects)
