@@ -1,5 +1,7 @@
 #include "models/spinlock.h"
 
+#include "sim/hugemem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +34,9 @@ uint32_t spinlock_add(struct spinlocks *s, uint32_t line)
 
 		if (cap < s->cap || cap >= SPIN_NONE)
 			return SPIN_NONE;
-		l = realloc(s->locks, (size_t)cap * sizeof(*l));
+		/* huge pages: the hot path reads locks at random across big tables */
+		l = huge_realloc(s->locks, (size_t)s->n * sizeof(*l), _Alignof(struct spinlock),
+				 (size_t)cap * sizeof(*l));
 		if (!l)
 			return SPIN_NONE;
 		s->locks = l;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "models/futex_table.h"
+#include "sim/hugemem.h"
 #include "sim/config.h"
 #include "sim/sim.h"
 
@@ -175,7 +176,7 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	if (!h)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	h->p = p;
-	h->targets = malloc((size_t)p->threads * p->futexes * sizeof(*h->targets));
+	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->threads * p->futexes * sizeof(*h->targets));
 	h->next = calloc(p->threads, sizeof(*h->next));
 	h->array = calloc(p->threads, sizeof(*h->array));
 	h->progs = calloc((size_t)p->threads * MAX_UOPS, sizeof(*h->progs));
