@@ -39,15 +39,15 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libfutexsim.a
 BIN      := bin/futexsim
 # analysis tools: analysis/NAME.c -> bin/futexsim-NAME, sharing analysis/points.c
-TOOL_SRCS := analysis/validate.c analysis/calibrate.c
+TOOL_SRCS := analysis/validate.c analysis/calibrate.c analysis/claims.c
 TOOLS    := $(TOOL_SRCS:analysis/%.c=bin/futexsim-%)
-TOOL_LIB_OBJS := $(BUILD)/analysis/points.o
+TOOL_LIB_OBJS := $(BUILD)/analysis/points.o $(BUILD)/analysis/claimset.o
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 SCENARIO ?= scenarios/quickstart.yaml
 
-.PHONY: all run check bench validate calibrate regression-data deps clean
+.PHONY: all run check bench validate calibrate regression-data claims deps clean
 .DELETE_ON_ERROR:
 
 all: $(BIN) $(TOOLS)
@@ -132,6 +132,11 @@ calibrate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-calibrate --spec analysis/calibration.yaml
 	bin/futexsim-calibrate --spec analysis/calibration-hash.yaml
+
+# The claims of the seed threads, checked in simulation (scenarios/claims/).
+claims: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
+	bin/futexsim-claims
 
 REGRESSION_SETS := --set run.duration=2ms --set run.warmup=500us
 regression-data: deps

@@ -125,12 +125,12 @@ static double run_one(const struct point *pt, const char *const *extra, size_t n
 	for (size_t i = 0; i < nextra && n < sizeof(sets) / sizeof(sets[0]); i++)
 		sets[n++] = extra[i];
 	if (scenario_load(&sc, pt->scenario, sets, n, e) == 0 && sim_build(&s, &sc, e) == 0 && sim_run(&s, e) == 0) {
-		uint64_t *per_thread = calloc(s.tasks.n, sizeof(*per_thread));
+		uint64_t *per_thread = calloc(s.nthreads ? s.nthreads : 1, sizeof(*per_thread));
 
 		if (per_thread) {
-			for (uint32_t i = 0; i < s.tasks.n; i++)
+			for (uint32_t i = 0; i < s.nthreads; i++)
 				per_thread[i] = perf_ops_per_sec(s.tasks.v[i].ops, sim_window_secs(&s));
-			result = (double)perf_average(per_thread, s.tasks.n).mean;
+			result = (double)perf_average(per_thread, s.nthreads).mean;
 			free(per_thread);
 		}
 		sim_free(&s);

@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "models/memmap.h"
+#include "models/rwsem.h"
 
 const char *const futex_step_names[] = {
 	"syscall", "get_key", "hash_lookup", "wait_setup", "waiters_inc",
-	"lock", "read_uval", "waiters_dec", "unlock", "hash_put", NULL,
+	"lock", "read_uval", "waiters_dec", "unlock", "hash_put",
+	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put", NULL,
 };
 
 int futex_step_find(const char *name)
@@ -39,6 +41,10 @@ void path_emit_work(struct path_builder *b, simtime_t ps)
 
 void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg)
 {
+	if (operand == OPND_LINE && arg == COH_NONE) {
+		b->missing_line = true;
+		return;
+	}
 	path_emit(b, (struct uop){ .kind = UOP_ACCESS, .access = (uint8_t)kind, .operand = (uint8_t)operand,
 				   .arg = arg });
 }
@@ -115,6 +121,44 @@ static void step_hash_put(struct path_builder *b)
 		b->k->private_hash.refcount->emit_put(b);
 }
 
+/* Before 2.6.22 every futex op looked the futex up through the mm; afterwards only
+ * ops without FUTEX_PRIVATE_FLAG do. */
+static bool legacy_key(const struct path_builder *b)
+{
+	return b->shared || !b->k->private_flag;
+}
+
+static void step_mmap_rwsem(struct path_builder *b, enum rwsem_op op)
+{
+	if (legacy_key(b))
+		path_emit(b, (struct uop){ .kind = UOP_RWSEM, .access = (uint8_t)op, .operand = OPND_NONE,
+					   .arg = b->mmap_sem });
+}
+
+static void step_mmap_read_lock(struct path_builder *b)
+{
+	step_mmap_rwsem(b, RWSEM_DOWN_READ);
+}
+
+static void step_mmap_read_unlock(struct path_builder *b)
+{
+	step_mmap_rwsem(b, RWSEM_UP_READ);
+}
+
+static void step_find_vma(struct path_builder *b)
+{
+	if (!legacy_key(b))
+		return;
+	path_emit_work(b, b->costs_ps[KC_FIND_VMA]);
+	path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_MMAP_CACHE]);
+}
+
+static void step_key_ref(struct path_builder *b)
+{
+	if (legacy_key(b))
+		path_emit_access(b, ACCESS_RMW, OPND_LINE, b->mm_lines[MMF_MM_COUNT]);
+}
+
 struct step_def {
 	void (*emit)(struct path_builder *b);
 	int needs_field; /* bucket field the step cannot do without, or -1 */
@@ -131,6 +175,11 @@ static const struct step_def steps[STEP_NSTEPS] = {
 	[STEP_WAITERS_DEC] = { step_waiters, BF_WAITERS },
 	[STEP_UNLOCK] = { step_unlock, BF_LOCK },
 	[STEP_HASH_PUT] = { step_hash_put, -1 },
+	[STEP_MMAP_READ_LOCK] = { step_mmap_read_lock, -1 },
+	[STEP_MMAP_READ_UNLOCK] = { step_mmap_read_unlock, -1 },
+	[STEP_FIND_VMA] = { step_find_vma, -1 },
+	[STEP_KEY_REF_GET] = { step_key_ref, -1 },
+	[STEP_KEY_REF_PUT] = { step_key_ref, -1 },
 };
 
 /* A path must leave the bucket unlocked: every lock is followed by one unlock. */
@@ -164,6 +213,11 @@ int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_er
 				       "kernel path %s: step '%s' needs layout.bucket.fields.%s", name,
 				       futex_step_names[p->steps[i]], bucket_field_names[s->needs_field]);
 		s->emit(b);
+		if (b->missing_line)
+			return fs_fail(e, FS_ERR_INPUT,
+				       "kernel path %s: step '%s' touches an mm or private-hash field the layout "
+				       "does not have (layout.mm / layout.private_hash_header)",
+				       name, futex_step_names[p->steps[i]]);
 	}
 	if (b->overflow)
 		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: more than %u micro-operations", name, b->cap);

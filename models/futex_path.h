@@ -22,6 +22,11 @@
  *   unlock       release the bucket spinlock
  *   hash_put     read the bucket's back-pointer (if the layout has one) and, with
  *                a private hash, the refcount put
+ * and the steps of kernels before FUTEX_PRIVATE_FLAG (2.6.22), done by every op
+ * there and by shared ops after it:
+ *   mmap_read_lock / mmap_read_unlock   down_read/up_read of the mm's mmap_sem
+ *   find_vma     local work and a read of the mm's VMA cache line
+ *   key_ref_get / key_ref_put           atomic inc/dec of the mm's mm_count
  */
 #ifndef FUTEXSIM_FUTEX_PATH_H
 #define FUTEXSIM_FUTEX_PATH_H
@@ -45,11 +50,22 @@ enum futex_step {
 	STEP_WAITERS_DEC,
 	STEP_UNLOCK,
 	STEP_HASH_PUT,
+	STEP_MMAP_READ_LOCK,
+	STEP_MMAP_READ_UNLOCK,
+	STEP_FIND_VMA,
+	STEP_KEY_REF_GET,
+	STEP_KEY_REF_PUT,
 	STEP_NSTEPS
 };
 extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
 
-enum uop_kind { UOP_WORK, UOP_ACCESS, UOP_LOCK, UOP_UNLOCK };
+enum uop_kind {
+	UOP_WORK,   /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean) */
+	UOP_ACCESS, /* a line access: access, operand */
+	UOP_LOCK,   /* take the operand's spinlock (work_ps: the contended slow path's local work) */
+	UOP_UNLOCK,
+	UOP_RWSEM   /* access = enum rwsem_op on rwsem arg */
+};
 
 /* Where a micro-op's line or lock comes from. */
 enum uop_operand {
@@ -58,7 +74,8 @@ enum uop_operand {
 	OPND_BUCKET_FIELD, /* the target bucket's field uop.arg (enum bucket_field) */
 	OPND_BUCKET_LOCK,  /* the target bucket's spinlock */
 	OPND_WORD_LINE,    /* the target futex word's line */
-	OPND_PAGE_LINE     /* the line of the target word's struct page */
+	OPND_PAGE_LINE,    /* the line of the target word's struct page */
+	OPND_RANDOM_EXP    /* UOP_WORK: a random duration */
 };
 
 struct uop {
@@ -88,11 +105,14 @@ struct path_builder {
 	const uint32_t *mm_lines;  /* the process's mm lines, by enum mm_field */
 	const uint32_t *phash_lines; /* its private hash header lines, by enum phash_field */
 	uint32_t percpu_ref_line;  /* this CPU's per-CPU refcount line of the process */
+	bool ref_atomic;           /* build for a resize window: per-CPU refcounts in atomic mode */
+	uint32_t mmap_sem;         /* the process's mmap_sem (models/rwsem.h) */
 	simtime_t costs_ps[KC_NCOSTS]; /* the design's costs at the machine's clock */
 
 	struct uop *uops;
 	uint32_t n, cap;
 	bool overflow;
+	bool missing_line;         /* a step needed a line the design's layout lacks */
 };
 
 /* Appends a micro-op (sets b->overflow when the program is full). */

@@ -123,7 +123,7 @@ static int place_fields(struct futex_tables *ft, const struct object_layout *o, 
 }
 
 int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,
-		      struct memmap *mem, struct spinlocks *locks, struct fs_error *e)
+		      struct memmap *mem, struct spinlocks *locks, struct rwsems *rwsems, struct fs_error *e)
 {
 	static const char *const qnode_fields[] = { "qnode", NULL };
 	uint32_t qnode_object;
@@ -133,6 +133,7 @@ int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, co
 	ft->m = m;
 	ft->mem = mem;
 	ft->locks = locks;
+	ft->rwsems = rwsems;
 	ft->nglobal = k->global.per_node ? m->nodes : 1;
 	ft->global_buckets = kernel_global_buckets(k, m->ncpus, ft->nglobal);
 	if (ft->global_buckets == 0 || ft->global_buckets > (1u << 26))
@@ -180,24 +181,31 @@ void futex_tables_free(struct futex_tables *ft)
 static int add_private_hash(struct futex_tables *ft, struct process *p, uint32_t size, struct fs_error *e)
 {
 	const struct kernel_design *k = ft->k;
-	uint32_t node = k->private_hash.home_node % ft->m->nodes;
+	uint32_t node = p->home_node;
 	uint64_t align = k->bucket.align > k->phash_header.align ? k->bucket.align : k->phash_header.align;
 	uint64_t buckets_off = align_up(k->phash_header.size, k->bucket.align);
 	uint64_t header = memmap_alloc(ft->mem, MEM_KERNEL_NODE, node,
 				       buckets_off + (uint64_t)size * k->bucket.size, align);
 	char name[64];
 
-	snprintf(name, sizeof(name), "private hash header of process %u", p->id);
+	if (p->resizes)
+		snprintf(name, sizeof(name), "private hash header of process %u (resize %u)", p->id, p->resizes);
+	else
+		snprintf(name, sizeof(name), "private hash header of process %u", p->id);
 	if (place_fields(ft, &k->phash_header, header, name, "process", p->id, phash_field_names,
 			 p->phash_lines, PHF_NFIELDS) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	snprintf(name, sizeof(name), "private hash of process %u", p->id);
+	if (p->resizes)
+		snprintf(name, sizeof(name), "private hash of process %u (resize %u)", p->id, p->resizes);
+	else
+		snprintf(name, sizeof(name), "private hash of process %u", p->id);
 	p->phash = table_create(ft, name, size, node, header + buckets_off, k->private_hash.hash,
 				k->private_hash.key, e);
 	return p->phash ? 0 : -1;
 }
 
-int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t *pid, struct fs_error *e)
+int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t home_node, uint32_t *pid,
+			     struct fs_error *e)
 {
 	static const char *const ref_fields[] = { "futex_ref", NULL };
 	const struct kernel_design *k = ft->k;
@@ -213,12 +221,18 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 	memset(p, 0, sizeof(*p));
 	p->id = ft->nprocs++;
 	p->nthreads = nthreads;
-	/* the mm lives where the process was forked: node 0 [A] */
-	p->mm = memmap_alloc(ft->mem, MEM_KERNEL_NODE, 0, k->mm.size, k->mm.align);
+	p->home_node = home_node % ft->m->nodes;
+	p->mm = memmap_alloc(ft->mem, MEM_KERNEL_NODE, p->home_node, k->mm.size, k->mm.align);
 	snprintf(name, sizeof(name), "mm of process %u", p->id);
 	if (place_fields(ft, &k->mm, p->mm, name, "process", p->id, mm_field_names, p->mm_lines,
 			 MMF_NFIELDS) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	p->mmap_sem = RWSEM_NONE;
+	if (p->mm_lines[MMF_MMAP_LOCK] != MEMMAP_NONE) {
+		p->mmap_sem = rwsem_add(ft->rwsems, p->mm_lines[MMF_MMAP_LOCK]);
+		if (p->mmap_sem == RWSEM_NONE)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
 
 	p->percpu_ref_lines = malloc((size_t)ft->m->ncpus * sizeof(*p->percpu_ref_lines));
 	snprintf(name, sizeof(name), "per-CPU futex_ref of process %u", p->id);
@@ -240,7 +254,45 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 	return 0;
 }
 
-struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared)
+int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, bool *grew,
+				struct fs_error *e)
+{
+	struct process *p = &ft->procs[pid];
+	uint32_t size;
+
+	*grew = false;
+	p->nthreads = nthreads;
+	/* a size set by prctl (or none at all) never changes with the thread count */
+	if (ft->k->private_hash.buckets >= 0)
+		return 0;
+	size = kernel_private_buckets(ft->k, nthreads, ft->m->ncpus, ft->global_buckets);
+	if (!p->phash || size <= p->phash->size)
+		return 0;
+	p->resizes++;
+	if (add_private_hash(ft, p, size, e) < 0)
+		return -1;
+	*grew = true;
+	return 0;
+}
+
+/* The global table of a key: by the hash (6.16+: the bits above the bucket index),
+ * or, in the 2006 per-node proposal, by the node holding a private futex's memory
+ * (shared futexes by the low bits of the hash). */
+static const struct futex_table *global_table(const struct futex_tables *ft, const struct futex_key *key,
+					      uint64_t uaddr, uint32_t h)
+{
+	const struct futex_table *t0 = ft->tables[0];
+
+	if (ft->nglobal == 1)
+		return t0;
+	if (ft->k->global.node_select == NODE_SELECT_MEMORY)
+		return ft->tables[futex_key_is_private(key) ? memmap_home_node(ft->mem, uaddr) % ft->nglobal
+							    : h % ft->nglobal];
+	return ft->tables[t0->hash->node_part(h, t0->size) % ft->nglobal];
+}
+
+struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared,
+				      int numa_node)
 {
 	const struct process *p = &ft->procs[pid];
 	struct futex_key key = shared ? futex_key_mm_shared(p->mm, uaddr) : futex_key_private(p->mm, uaddr);
@@ -248,14 +300,15 @@ struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uin
 	const struct futex_table *t;
 	uint32_t h;
 
-	if (!shared && p->phash) {
+	if (numa_node >= 0 && ft->nglobal > 1) {
+		t = ft->tables[(uint32_t)numa_node % ft->nglobal];
+		h = t->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
+	} else if (!shared && p->phash) {
 		t = p->phash;
 		h = t->hash->hash(&key, t->scope, ft->k->key_order);
 	} else {
-		t = ft->tables[0];
-		h = t->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
-		if (ft->nglobal > 1)
-			t = ft->tables[t->hash->node_part(h, t->size) % ft->nglobal];
+		h = ft->tables[0]->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
+		t = global_table(ft, &key, uaddr, h);
 	}
 	target.table = t;
 	target.bucket = t->hash->index(h, t->size);

@@ -21,6 +21,7 @@
 #include "models/kernel.h"
 #include "models/machine.h"
 #include "models/memmap.h"
+#include "models/rwsem.h"
 #include "models/spinlock.h"
 #include "sim/error.h"
 
@@ -47,8 +48,12 @@ struct futex_table {
 struct process {
 	uint32_t id;
 	uint32_t nthreads;
+	uint32_t home_node;               /* where it was forked: its mm, private hash, first-touched memory */
+	uint32_t resizes;                 /* private hash replacements so far */
+	simtime_t ref_atomic_until;       /* per-CPU refcount in atomic mode until then (a resize) */
 	uint64_t mm;                      /* address of its mm_struct (also the key's ptr) */
 	uint32_t mm_lines[MMF_NFIELDS];
+	uint32_t mmap_sem;                /* its rwsem (RWSEM_NONE without an mmap_lock field) */
 	struct futex_table *phash;        /* NULL: private futexes use the global hash */
 	uint32_t phash_lines[PHF_NFIELDS];
 	uint32_t *percpu_ref_lines;       /* per CPU: its futex reference counter */
@@ -61,6 +66,7 @@ struct futex_tables {
 	const struct machine *m;
 	struct memmap *mem;
 	struct spinlocks *locks;
+	struct rwsems *rwsems;
 
 	uint32_t nglobal;                  /* 1, or one per node */
 	uint32_t global_buckets;           /* per global table */
@@ -75,16 +81,25 @@ struct futex_tables {
 };
 
 int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,
-		      struct memmap *mem, struct spinlocks *locks, struct fs_error *e);
+		      struct memmap *mem, struct spinlocks *locks, struct rwsems *rwsems, struct fs_error *e);
 void futex_tables_free(struct futex_tables *ft);
 
-/* Creates a process of `nthreads` threads: its mm and, if the design gives it
- * one, its private hash. Stores the process id. */
-int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t *pid, struct fs_error *e);
+/* Creates a process of `nthreads` threads living on `home_node`: its mm and, if
+ * the design gives it one, its private hash. Stores the process id. */
+int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t home_node, uint32_t *pid,
+			     struct fs_error *e);
+
+/* The process now has `nthreads` threads: where the design auto-sizes the private
+ * hash and the new size is larger, a new hash replaces it (the old one stays for
+ * ops that still use it) and *grew is set. Callers re-resolve the process's futexes. */
+int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, bool *grew,
+				struct fs_error *e);
 
 /* Table and bucket of the futex at `uaddr` of process `pid`; counts it in the
- * bucket's occupancy. The line fields of the result are left to the caller. */
-struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared);
+ * bucket's occupancy. `numa_node` >= 0 is a FUTEX2_NUMA futex's node: that node's
+ * global table, bypassing the private hash. The line fields are left to the caller. */
+struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared,
+				      int numa_node);
 
 static inline uint32_t futex_table_line(const struct futex_table *t, uint32_t bucket, enum bucket_field f)
 {

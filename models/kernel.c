@@ -6,10 +6,11 @@
 
 const char *const bucket_field_names[] = { "waiters", "lock", "chain", "priv", NULL };
 const char *const phash_field_names[] = { "users", "hash_mask", NULL };
-const char *const mm_field_names[] = { "mm_count", "mmap_lock", "futex_phash", "futex_ref", NULL };
+const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash", "futex_ref",
+				       "mmap_cache",   "futex_atomic", NULL };
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
-	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", NULL,
+	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", NULL,
 };
 const char *const futex_op_kind_names[] = { "wait_eagain", NULL };
 
@@ -21,6 +22,7 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_WAIT_SETUP] = 40,   /* futex_q setup, calls around the bucket lock */
 	[KC_UVAL_READ] = 30,    /* STAC/CLAC and the exception-table-safe load */
 	[KC_LOCK_SLOWPATH] = 30, /* per-CPU node index, init, encode the tail, barriers */
+	[KC_FIND_VMA] = 60,      /* the mmap_cache check, or a short walk of the VMA rbtree */
 };
 
 uint32_t roundup_pow2(uint64_t v)
@@ -109,8 +111,9 @@ static int parse_hashfn(const struct yt_node *map, const char *key, const struct
 static int parse_global(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
 	static const char *const keys[] = { "per_node", "buckets", "buckets_per_cpu", "min_buckets",
-					     "hash", "placement", NULL };
+					     "hash", "placement", "node_select", NULL };
 	static const char *const placements[] = { "node", "interleave", NULL };
+	static const char *const selects[] = { "hash", "memory", NULL };
 	int64_t buckets;
 	int placement;
 
@@ -122,7 +125,8 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 	    cfg_get_u32(n, "buckets_per_cpu", 256, 1, 1u << 20, &k->global.buckets_per_cpu, e) < 0 ||
 	    cfg_get_u32(n, "min_buckets", 4, 1, 1u << 30, &k->global.min_buckets, e) < 0 ||
 	    parse_hashfn(n, "hash", &k->global.hash, e) < 0 ||
-	    cfg_get_enum(n, "placement", placements, 0, &placement, e) < 0)
+	    cfg_get_enum(n, "placement", placements, 0, &placement, e) < 0 ||
+	    cfg_get_enum(n, "node_select", selects, NODE_SELECT_HASH, &k->global.node_select, e) < 0)
 		return -1;
 	k->global.buckets = (uint32_t)buckets;
 	k->global.interleave = placement == 1;
@@ -132,7 +136,7 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 static int parse_private(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
 	static const char *const keys[] = { "enabled", "buckets", "per_thread", "min_buckets",
-					    "max_buckets", "hash", "key", "refcount", "home_node", NULL };
+					    "max_buckets", "hash", "key", "refcount", NULL };
 	static const char *const scopes[] = { "full", "address", NULL };
 	int scope;
 	const struct yt_node *max = yt_get(n, "max_buckets");
@@ -147,8 +151,7 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	    cfg_get_u32(n, "min_buckets", 16, 1, 1u << 30, &k->private_hash.min_buckets, e) < 0 ||
 	    parse_hashfn(n, "hash", &k->private_hash.hash, e) < 0 ||
 	    cfg_get_enum(n, "key", scopes, KEY_SCOPE_ADDRESS, &scope, e) < 0 ||
-	    cfg_get_enum(n, "refcount", refcount_mode_names(), 0, &refcount, e) < 0 ||
-	    cfg_get_u32(n, "home_node", 0, 0, 63, &k->private_hash.home_node, e) < 0)
+	    cfg_get_enum(n, "refcount", refcount_mode_names(), 0, &refcount, e) < 0)
 		return -1;
 	k->private_hash.refcount = refcount_mode_find(refcount_mode_names()[refcount]);
 	k->private_hash.key = (enum key_scope)scope;
@@ -282,7 +285,7 @@ static void set_defaults(struct kernel_design *k)
 {
 	static const struct object_layout bucket = { 64, 64, { 0, 4, 8, 24, -1, -1, -1, -1 } };
 	static const struct object_layout header = { 64, 64, { 0, 4, -1, -1, -1, -1, -1, -1 } };
-	static const struct object_layout mm = { 1024, 64, { 0, 128, 640, 704, -1, -1, -1, -1 } };
+	static const struct object_layout mm = { 1024, 64, { 0, 128, 640, 704, 192, 768, -1, -1 } };
 
 	memset(k, 0, sizeof(*k));
 	k->bucket = bucket;
@@ -293,7 +296,8 @@ static void set_defaults(struct kernel_design *k)
 int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
-					    "key_order", "layout", "costs", "hash_costs", "path", NULL };
+					    "key_order", "layout", "costs", "hash_costs", "rcu_grace_period",
+					    "wakeup_latency", "private_flag", "path", NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
 
@@ -305,6 +309,11 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	    parse_global(k, yt_get(root, "global_hash"), e) < 0 ||
 	    parse_private(k, yt_get(root, "private_hash"), e) < 0 ||
 	    cfg_get_enum(root, "key_order", orders, KEY_ORDER_PTR_FIRST, &order, e) < 0 ||
+	    /* [A]: with busy CPUs and HZ=250..1000 a grace period takes a few ms */
+	    cfg_get_duration(root, "rcu_grace_period", 2 * PS_PER_MS, 1, PS_PER_S, &k->rcu_grace_period_ps, e) < 0 ||
+	    /* [A]: an IPI or idle exit plus the scheduler's switch-in, a few us */
+	    cfg_get_duration(root, "wakeup_latency", 5 * PS_PER_US, 0, PS_PER_S, &k->wakeup_latency_ps, e) < 0 ||
+	    cfg_get_bool(root, "private_flag", true, &k->private_flag, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
 	    parse_costs(k, yt_get(root, "costs"), yt_get(root, "hash_costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
 		return -1;

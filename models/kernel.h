@@ -17,6 +17,7 @@
 #include "models/refcount.h"
 #include "sim/config.h"
 #include "sim/error.h"
+#include "sim/simtime.h"
 #include "sim/yamltree.h"
 
 /* Fields of a hash bucket that the path touches. */
@@ -24,7 +25,15 @@ enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
 /* Fields of the private hash header. */
 enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_NFIELDS };
 /* Fields of the mm (struct mm_struct) that futex ops touch. */
-enum mm_field { MMF_MM_COUNT, MMF_MMAP_LOCK, MMF_FUTEX_PHASH, MMF_FUTEX_REF, MMF_NFIELDS };
+enum mm_field {
+	MMF_MM_COUNT,     /* the mm's reference count (2.6 key references) */
+	MMF_MMAP_LOCK,    /* mmap_sem / mmap_lock */
+	MMF_FUTEX_PHASH,  /* pointer to the private hash */
+	MMF_FUTEX_REF,    /* per-CPU refcount pointer and mode (6.17+) */
+	MMF_MMAP_CACHE,   /* what find_vma reads first (2.6: mmap_cache) */
+	MMF_FUTEX_ATOMIC, /* the atomic the per-CPU refcount switches to during a resize */
+	MMF_NFIELDS
+};
 
 extern const char *const bucket_field_names[];  /* NULL-terminated, in enum order */
 extern const char *const phash_field_names[];
@@ -49,9 +58,15 @@ enum kernel_cost {
 	KC_REF_GET,      /* refcount get, local part */
 	KC_REF_PUT,      /* refcount put, local part */
 	KC_LOCK_SLOWPATH,/* queued spinlock slow path: setting up the per-CPU MCS node */
+	KC_FIND_VMA,     /* find_vma: walking the VMA tree (2.6 key lookup) */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */
+
+enum node_select {
+	NODE_SELECT_HASH,   /* 6.16+: (hash >> log2(size)) % nodes */
+	NODE_SELECT_MEMORY  /* 2006 RFC: a private futex's memory node; shared: hash % nodes */
+};
 
 #define KERNEL_MAX_STEPS 32u
 
@@ -74,6 +89,7 @@ struct kernel_design {
 		uint32_t buckets_per_cpu, min_buckets;
 		const struct hashfn *hash;
 		bool interleave;       /* pages spread over nodes (hashdist) instead of node-local */
+		int node_select;       /* enum node_select: which per-node table a key uses */
 	} global;
 
 	struct {
@@ -84,12 +100,14 @@ struct kernel_design {
 		const struct hashfn *hash;
 		enum key_scope key;    /* address words only (6.16+) or the whole key (2024 RFC) */
 		const struct refcount_mode *refcount;
-		uint32_t home_node;
 	} private_hash;
 
 	enum key_order key_order;
 	struct object_layout bucket, phash_header, mm;
 	struct fs_cost costs[KC_NCOSTS];
+	simtime_t rcu_grace_period_ps; /* one RCU grace period (resizes under per-CPU refcounts) */
+	simtime_t wakeup_latency_ps;   /* from waking a sleeping task to it running again */
+	bool private_flag;             /* FUTEX_PRIVATE_FLAG (2.6.22+): private ops skip the mm lookup */
 	struct kernel_path paths[FOP_NKINDS];
 };
 

@@ -10,23 +10,24 @@
 #define KERNEL_NODE_SHIFT 36
 #define KERNEL_VMALLOC_BASE UINT64_C(0xffffc90000000000)
 #define KERNEL_VMEMMAP_BASE UINT64_C(0xffffea0000000000)
-#define KERNEL_VMEMMAP_END UINT64_C(0xffffeb0000000000)
+#define KERNEL_VMEMMAP_END (KERNEL_VMEMMAP_BASE + (UINT64_C(1) << 42)) /* covers 47-bit user space */
 #define STRUCT_PAGE_SIZE 64u
 #define PAGE_SHIFT 12
+#define USER_NODE_SHIFT 36 /* 64 GiB of user address space per node */
 
-int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint32_t user_node,
-		uint64_t user_base)
+int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint64_t user_base)
 {
 	memset(mm, 0, sizeof(*mm));
 	if (nodes == 0 || nodes > 64)
 		return -1;
 	mm->coh = coh;
 	mm->nodes = nodes;
-	mm->user_node = user_node;
 	for (uint32_t n = 0; n < nodes; n++)
 		mm->next_kernel[n] = KERNEL_DIRECT_BASE + ((uint64_t)n << KERNEL_NODE_SHIFT);
 	mm->next_interleaved = KERNEL_VMALLOC_BASE;
-	mm->next_user = user_base;
+	mm->user_base = user_base;
+	for (uint32_t n = 0; n < nodes; n++)
+		mm->next_user[n] = user_base + ((uint64_t)n << USER_NODE_SHIFT);
 	mm->map_cap = 1024;
 	mm->map_keys = malloc(mm->map_cap * sizeof(*mm->map_keys));
 	mm->map_vals = malloc(mm->map_cap * sizeof(*mm->map_vals));
@@ -59,7 +60,7 @@ uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, 
 {
 	uint64_t *next = region == MEM_KERNEL_NODE	  ? &mm->next_kernel[node % mm->nodes]
 			 : region == MEM_KERNEL_INTERLEAVED ? &mm->next_interleaved
-							    : &mm->next_user;
+							    : &mm->next_user[node % mm->nodes];
 	uint64_t addr = align_up(*next, align ? align : 1);
 
 	*next = addr + size;
@@ -68,18 +69,26 @@ uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, 
 
 uint64_t memmap_struct_page(uint64_t uaddr)
 {
-	return KERNEL_VMEMMAP_BASE + ((uaddr >> PAGE_SHIFT) * STRUCT_PAGE_SIZE) % (KERNEL_VMEMMAP_END - KERNEL_VMEMMAP_BASE);
+	return KERNEL_VMEMMAP_BASE + ((uaddr & ((UINT64_C(1) << 47) - 1)) >> PAGE_SHIFT) * STRUCT_PAGE_SIZE;
+}
+
+static uint32_t user_home_node(const struct memmap *mm, uint64_t uaddr)
+{
+	if (uaddr < mm->user_base)
+		return 0;
+	return (uint32_t)((uaddr - mm->user_base) >> USER_NODE_SHIFT) % mm->nodes;
 }
 
 uint32_t memmap_home_node(const struct memmap *mm, uint64_t addr)
 {
+	/* a struct page lives with the page it describes */
 	if (addr >= KERNEL_VMEMMAP_BASE && addr < KERNEL_VMEMMAP_END)
-		return mm->user_node;
+		return user_home_node(mm, ((addr - KERNEL_VMEMMAP_BASE) / STRUCT_PAGE_SIZE) << PAGE_SHIFT);
 	if (addr >= KERNEL_VMALLOC_BASE)
 		return (uint32_t)((addr >> PAGE_SHIFT) % mm->nodes);
 	if (addr >= KERNEL_DIRECT_BASE)
 		return (uint32_t)((addr - KERNEL_DIRECT_BASE) >> KERNEL_NODE_SHIFT) % mm->nodes;
-	return mm->user_node;
+	return user_home_node(mm, addr);
 }
 
 uint32_t memmap_object(struct memmap *mm, const char *name, const char *element,

@@ -44,10 +44,10 @@ enum mem_region { MEM_KERNEL_NODE, MEM_KERNEL_INTERLEAVED, MEM_USER };
 struct memmap {
 	struct coherence *coh;
 	uint32_t nodes;
-	uint32_t user_node;          /* node that first touches user memory */
+	uint64_t user_base;
 	uint64_t next_kernel[64];    /* bump pointers per node */
 	uint64_t next_interleaved;
-	uint64_t next_user;
+	uint64_t next_user[64];      /* user memory first touched on each node */
 
 	uint32_t nobjects, objects_cap;
 	struct mem_object *objects;
@@ -61,9 +61,9 @@ struct memmap {
 	size_t map_cap, map_len;
 };
 
-/* `user_base` places the user heap (randomised per seed like ASLR); must be page aligned. */
-int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint32_t user_node,
-		uint64_t user_base);
+/* `user_base` places the user heap (randomised per seed like ASLR); must be page
+ * aligned. User memory first touched on node n lives in its own 64 GiB window. */
+int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint64_t user_base);
 void memmap_free(struct memmap *mm);
 
 /* Allocates size bytes aligned to `align` (a power of two); returns the address. */

@@ -5,12 +5,13 @@
  * (rcuref: an RMW on the private hash header's `users` field for get and for
  * put), or per-CPU counters (6.17; 6.18 with a cheaper fast path): a read of the
  * mm's futex_ref state, local work, and a plain increment of this CPU's counter.
- * The resize path (switching per-CPU to atomic for RCU grace periods) belongs
- * to the workloads that resize; see docs/model.md.
+ * While a resize is in progress (path_builder.ref_atomic), per-CPU modes bump the
+ * mm's shared futex_atomic instead: the programs of that window are built apart.
  */
 #ifndef FUTEXSIM_REFCOUNT_H
 #define FUTEXSIM_REFCOUNT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct path_builder;
@@ -20,6 +21,7 @@ struct refcount_mode {
 	const char *description;
 	uint32_t get_cycles;      /* default local work of a get [A] */
 	uint32_t put_cycles;      /* default local work of a put [A] */
+	bool switches_to_atomic;  /* a resize puts it in atomic mode for two grace periods */
 	void (*emit_get)(struct path_builder *b);
 	void (*emit_put)(struct path_builder *b);
 };

@@ -1,5 +1,6 @@
 #include "models/task.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ enum lock_stage { LS_CMPXCHG, LS_TRYREAD, LS_XCHG };
 
 static void on_resume(void *ctx, uint32_t task);
 static void on_handoff(void *ctx, uint32_t task);
+static void on_wake(void *ctx, uint32_t task);
 
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n)
 {
@@ -30,6 +32,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	ts->window_end = SIMTIME_MAX;
 	ts->resume_kind = engine_register(eng, on_resume, ts);
 	ts->handoff_kind = engine_register(eng, on_handoff, ts);
+	ts->wake_kind = engine_register(eng, on_wake, ts);
 	return 0;
 }
 
@@ -57,15 +60,30 @@ void task_start(struct tasks *ts, struct task *t, simtime_t at)
 	t->burst_line = COH_NONE;
 	t->lock_stage = LS_CMPXCHG;
 	t->state = TS_RUN;
-	ts->core_busy[t->core]++;
+	if (!t->background)
+		ts->core_busy[t->core]++;
 	engine_schedule(ts->eng, at, ts->resume_kind, t->id);
 }
 
 void task_stop(struct tasks *ts, struct task *t)
 {
-	if (t->state != TS_IDLE)
+	if (t->state != TS_IDLE && t->state != TS_SLEEP && !t->background)
 		ts->core_busy[t->core]--;
 	t->state = TS_IDLE;
+}
+
+/* A sleeping task leaves its CPU (its sibling runs alone) until woken. */
+static void task_sleep(struct tasks *ts, struct task *t)
+{
+	t->burst_line = COH_NONE;
+	t->state = TS_SLEEP;
+	if (!t->background)
+		ts->core_busy[t->core]--;
+}
+
+static void task_wake(struct tasks *ts, struct task *t)
+{
+	engine_schedule(ts->eng, ts->eng->now + ts->wakeup_latency_ps, ts->wake_kind, t->id);
 }
 
 /* --- operands --- */
@@ -263,6 +281,37 @@ static bool lock_run(struct tasks *ts, struct task *t)
 	}
 }
 
+/* --- rw semaphores (models/rwsem.h) --- */
+
+/* Wakes every waiter the semaphore can now go to. */
+static void rwsem_hand_over(struct tasks *ts, uint32_t sem)
+{
+	uint32_t w;
+
+	while ((w = rwsem_grant_next(ts->rwsems, sem, ts->eng->now)) != RWSEM_NONE)
+		task_wake(ts, &ts->v[w]);
+}
+
+/* The atomic of an rwsem op completed: take, queue (sleep) or release. */
+static bool rwsem_after_access(struct tasks *ts, struct task *t)
+{
+	const struct uop *u = &t->prog[t->pc];
+	bool write = u->access == RWSEM_DOWN_WRITE || u->access == RWSEM_UP_WRITE;
+
+	if (u->access == RWSEM_DOWN_READ || u->access == RWSEM_DOWN_WRITE) {
+		if (!rwsem_down(ts->rwsems, u->arg, t->id, write, ts->eng->now)) {
+			task_sleep(ts, t);
+			return false;
+		}
+	} else {
+		rwsem_up(ts->rwsems, u->arg, t->id, write);
+		rwsem_hand_over(ts, u->arg);
+	}
+	t->pc++;
+	t->state = TS_RUN;
+	return true;
+}
+
 /* --- the interpreter --- */
 
 /* The next op's bucket line and lock are random in tables of up to 2^16 buckets;
@@ -310,7 +359,10 @@ static void run(struct tasks *ts, struct task *t)
 		u = &t->prog[t->pc];
 		switch (u->kind) {
 		case UOP_WORK:
-			t->t += work_time(ts, t, u->work_ps);
+			if (u->operand == OPND_RANDOM_EXP)
+				t->t += (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
+			else
+				t->t += work_time(ts, t, u->work_ps);
 			t->burst_line = COH_NONE;
 			t->pc++;
 			break;
@@ -330,6 +382,11 @@ static void run(struct tasks *ts, struct task *t)
 			spinlock_release(ts->locks, lock, t->id);
 			t->pc++;
 			break;
+		case UOP_RWSEM:
+			if (!line_access(ts, t, ts->rwsems->v[u->arg].line, ACCESS_RMW, TS_RWSEM_ACCESS) ||
+			    !rwsem_after_access(ts, t))
+				return;
+			break;
 		default:
 			abort(); /* programs are built by futex_path.c only */
 		}
@@ -348,6 +405,8 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 
 			if (u->kind == UOP_ACCESS)
 				line = resolve_line(&probe, u);
+			else if (u->kind == UOP_RWSEM)
+				line = ts->rwsems->v[u->arg].line;
 			else if (u->kind == UOP_LOCK || u->kind == UOP_UNLOCK)
 				line = current_lock_line(&probe);
 			if (line != COH_NONE)
@@ -382,6 +441,10 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 		spinlock_release(ts->locks, current_lock(t), t->id);
 		t->pc++;
 		break;
+	case TS_RWSEM_ACCESS:
+		if (!rwsem_after_access(ts, t))
+			return;
+		break;
 	default:
 		abort(); /* a grant for a task that asked for nothing is a model bug */
 	}
@@ -396,6 +459,20 @@ static void on_resume(void *ctx, uint32_t task)
 
 	if (t->state == TS_RUN)
 		run(ts, t);
+}
+
+/* A sleeper was handed its semaphore and now runs again, past its down. */
+static void on_wake(void *ctx, uint32_t task)
+{
+	struct tasks *ts = ctx;
+	struct task *t = &ts->v[task];
+
+	t->t = ts->eng->now;
+	if (!t->background)
+		ts->core_busy[t->core]++;
+	t->pc++;
+	t->state = TS_RUN;
+	run(ts, t);
 }
 
 static void on_handoff(void *ctx, uint32_t task)

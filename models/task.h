@@ -21,7 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "models/coherence.h"
+#include "models/rwsem.h"
 #include "models/futex_path.h"
 #include "models/machine.h"
 #include "models/spinlock.h"
@@ -35,7 +38,9 @@ enum task_state {
 	TS_LOCK_MCS,   /* queued behind other waiters, spinning on its MCS node */
 	TS_LOCK_SPIN,  /* queue head: spinning on the lock's line */
 	TS_LOCK_TAKE,  /* queue head saw the lock free: waiting for the write that takes it */
-	TS_UNLOCK      /* waiting for the unlock store */
+	TS_UNLOCK,     /* waiting for the unlock store */
+	TS_RWSEM_ACCESS, /* waiting for the atomic of an rwsem down or up */
+	TS_SLEEP       /* asleep in a semaphore's queue, not using its CPU */
 };
 
 struct task;
@@ -52,6 +57,7 @@ struct task {
 	struct op_target target;      /* what the current op touches */
 	uint32_t burst_line;          /* line of the previous micro-op if nothing came between */
 	uint8_t lock_stage;           /* the next access of a lock micro-op (task.c) */
+	bool background;              /* not one of the workload's threads: never counts as busy */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint64_t ops_total;
 	simtime_t started;
@@ -63,11 +69,14 @@ struct tasks {
 	struct spinlocks *locks;
 	const struct machine *m;
 	const uint32_t *qnode_lines;  /* per CPU */
+	struct rwsems *rwsems;
+	gsl_rng *rng;                 /* random local work (OPND_RANDOM_EXP) */
+	simtime_t wakeup_latency_ps;  /* a woken sleeper runs this long after its waker */
 
 	uint32_t n;
 	struct task *v;
 	uint32_t *core_busy;          /* running tasks per core */
-	uint32_t resume_kind, handoff_kind;
+	uint32_t resume_kind, handoff_kind, wake_kind;
 	simtime_t window_start, window_end; /* ops are counted when they complete inside */
 
 	task_op_done_fn op_done;

@@ -22,7 +22,9 @@ struct workload_type {
 	const char *name;        /* the value of workload.type */
 	const char *description;
 	int (*parse)(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e);
-	uint32_t (*ntasks)(const void *params);
+	uint32_t (*ntasks)(const void *params);   /* every simulated task */
+	uint32_t (*nthreads)(const void *params); /* the first nthreads tasks are the threads
+						     reported; the rest do background work */
 	int (*setup)(struct sim *s, const void *params, void **state, struct fs_error *e);
 	void (*op_done)(void *state, struct task *t);
 	/* perf's own header line ("Run summary ...") and per-thread label */

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "models/futex_table.h"
-#include "sim/hugemem.h"
 #include "sim/config.h"
+#include "sim/hugemem.h"
 #include "sim/sim.h"
 
 #define MAX_FUTEXES (1u << 20)
@@ -13,23 +13,44 @@
 #define MALLOC_HEADER 16u /* glibc chunk header before the user pointer */
 #define MALLOC_ALIGN 16u
 
+/* Program variants: the usual one, and the one for a resize window in which a
+ * per-CPU refcount runs in atomic mode. */
+enum { PROG_NORMAL, PROG_REF_ATOMIC, NPROGS };
+
 struct hashbench_params {
 	uint32_t threads;
 	uint32_t futexes;
+	uint32_t processes;
 	bool shared;
+	bool numa;          /* FUTEX2_NUMA futexes: the caller's node's global table */
 	uint32_t *cpus;
 	uint32_t ncpus;
 	struct fs_cost loop_cost;
 	simtime_t start_skew;
 	bool random_start;  /* each thread starts at a random index of its array */
+	bool staggered;     /* threads start as they are created, one per create_interval */
+	simtime_t create_interval;
+	uint64_t mm_write_rate; /* other mm activity (mmap, faults taking mmap_sem for write), per second */
+	simtime_t mm_write_hold;
+};
+
+struct hb_process {
+	uint32_t first, n;  /* its threads: tasks first .. first + n - 1 */
+	uint32_t created;   /* threads created so far */
+	bool publish_due;   /* a replaced private hash waits for the end of atomic mode */
 };
 
 struct hashbench {
+	struct sim *s;
 	const struct hashbench_params *p;
+	struct hb_process *procs;   /* index = futex_tables process id */
 	struct op_target *targets;  /* [thread * futexes + j] */
 	uint32_t *next;             /* per thread: index of its next futex */
 	uint64_t *array;            /* per thread: address of futex[0] */
-	struct uop *progs;          /* [thread * MAX_UOPS] */
+	struct uop *progs;          /* [(thread * NPROGS + variant) * MAX_UOPS] */
+	uint32_t *nuops;            /* [thread * NPROGS + variant] */
+	uint32_t create_kind;       /* engine event: create thread `target` */
+	uint32_t publish_kind;      /* engine event: publish process `target`'s new hash */
 };
 
 static void free_params(void *params)
@@ -43,12 +64,17 @@ static void free_params(void *params)
 
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
-	static const char *const keys[] = { "type", "threads", "futexes", "shared", "cpus",
-					    "loop_cost", "start_skew", "start", NULL };
+	static const char *const keys[] = { "type",	 "threads",    "futexes",      "shared",
+					    "cpus",	 "loop_cost",  "start_skew",   "start",
+					    "processes", "threads_start", "create_interval", "futex2_numa",
+					    "mm_writes", NULL };
+	static const char *const mm_keys[] = { "rate", "hold", NULL };
+	const struct yt_node *mm = yt_get(n, "mm_writes");
 	static const char *const starts[] = { "random", "first", NULL };
-	int start;
+	static const char *const thread_starts[] = { "together", "as_created", NULL };
 	struct hashbench_params *p = calloc(1, sizeof(*p));
 	const struct yt_node *cpus = yt_get(n, "cpus");
+	int start, thread_start;
 
 	*params = p;
 	if (!p)
@@ -62,13 +88,25 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return -1;
 	if (cfg_get_u32(n, "threads", p->ncpus, 1, 1u << 16, &p->threads, e) < 0 ||
 	    cfg_get_u32(n, "futexes", 1024, 1, MAX_FUTEXES, &p->futexes, e) < 0 ||
+	    cfg_get_u32(n, "processes", 1, 1, 1u << 12, &p->processes, e) < 0 ||
 	    cfg_get_bool(n, "shared", false, &p->shared, e) < 0 ||
+	    cfg_get_bool(n, "futex2_numa", false, &p->numa, e) < 0 ||
 	    /* the benchmark loop, the libc syscall wrapper and the ops counter [A] */
 	    cfg_get_cost(n, "loop_cost", fs_cost_of_cycles(10), &p->loop_cost, e) < 0 ||
 	    cfg_get_duration(n, "start_skew", 1 * PS_PER_US, 0, PS_PER_S, &p->start_skew, e) < 0 ||
-	    cfg_get_enum(n, "start", starts, 0, &start, e) < 0)
+	    cfg_get_enum(n, "start", starts, 0, &start, e) < 0 ||
+	    cfg_get_enum(n, "threads_start", thread_starts, 0, &thread_start, e) < 0 ||
+	    /* pthread_create of a pinned thread, clone included [A] */
+	    cfg_get_duration(n, "create_interval", 50 * PS_PER_US, 1, PS_PER_S, &p->create_interval, e) < 0)
 		return -1;
 	p->random_start = start == 0;
+	p->staggered = thread_start == 1;
+	if (mm && (cfg_expect(mm, YT_MAP, "mm_writes", e) < 0 || cfg_check_keys(mm, "mm_writes", mm_keys, e) < 0))
+		return -1;
+	/* a writer per process holds mmap_sem for `hold`, `rate` times a second (Poisson) */
+	if (cfg_get_u64(mm, "rate", 0, 0, 100000000, &p->mm_write_rate, e) < 0 ||
+	    cfg_get_duration(mm, "hold", 2 * PS_PER_US, 1, PS_PER_S, &p->mm_write_hold, e) < 0)
+		return -1;
 	if (p->threads > p->ncpus) {
 		const struct yt_node *t = yt_get(n, "threads");
 
@@ -77,15 +115,29 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 				  "per CPU; it does not model CPUs shared by several threads)",
 				  p->threads, p->ncpus);
 	}
+	if (p->processes > p->threads) {
+		const struct yt_node *q = yt_get(n, "processes");
+
+		return fs_fail_at(e, q ? &q->mark : &n->mark, "processes: %u processes for %u threads (each needs one)",
+				  p->processes, p->threads);
+	}
 	if ((uint64_t)p->threads * p->futexes > (1u << 26))
 		return fs_fail_at(e, &n->mark, "workload: threads x futexes = %llu, at most 2^26",
 				  (unsigned long long)p->threads * p->futexes);
 	return 0;
 }
 
-static uint32_t ntasks(const void *params)
+static uint32_t nthreads(const void *params)
 {
 	return ((const struct hashbench_params *)params)->threads;
+}
+
+/* the threads, then one mm writer per process when mm_writes.rate > 0 */
+static uint32_t ntasks(const void *params)
+{
+	const struct hashbench_params *p = params;
+
+	return p->threads + (p->mm_write_rate ? p->processes : 0);
 }
 
 static void free_state(void *state)
@@ -94,32 +146,60 @@ static void free_state(void *state)
 
 	if (!h)
 		return;
+	free(h->procs);
 	free(h->targets);
 	free(h->next);
 	free(h->array);
 	free(h->progs);
+	free(h->nuops);
 	free(h);
 }
 
-/* Each thread's array is its own calloc'd chunk; chunks follow each other on the heap. */
-static int place_arrays(struct sim *s, struct hashbench *h, uint32_t pid, struct fs_error *e)
+/* The futexes of process `pid`'s threads, hashed as the kernel would now. */
+static void resolve_process(struct hashbench *h, uint32_t pid)
 {
 	const struct hashbench_params *p = h->p;
-	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
+	const struct hb_process *hp = &h->procs[pid];
+	struct sim *s = h->s;
+
+	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+		int numa_node = p->numa ? (int)s->m->cpu_node[p->cpus[i % p->ncpus]] : -1;
+
+		for (uint32_t j = 0; j < p->futexes; j++) {
+			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
+			struct op_target r = futex_tables_resolve(&s->ft, pid, h->array[i] + 4ull * j, p->shared,
+								  numa_node);
+
+			t->table = r.table;
+			t->bucket = r.bucket;
+		}
+	}
+}
+
+/* Each thread's array is its own calloc'd chunk; the process's main thread callocs
+ * them one after the other, so they are consecutive and first touched on its node. */
+static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
+{
 	static const char *const no_fields[] = { NULL };
+	const struct hashbench_params *p = h->p;
+	const struct hb_process *hp = &h->procs[pid];
+	struct sim *s = h->s;
+	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
 	uint32_t page_object = MEMMAP_NONE;
 	uint64_t heap;
+	char name[64];
 
 	if (chunk < 32)
 		chunk = 32;
-	heap = memmap_alloc(&s->mem, MEM_USER, 0, chunk * p->threads + MALLOC_HEADER, 4096);
-	if (p->shared)
-		page_object = memmap_object(&s->mem, "struct page of user page", "page", no_fields);
-	for (uint32_t i = 0; i < p->threads; i++) {
-		char name[64];
+	heap = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, chunk * hp->n + MALLOC_HEADER, 4096);
+	if (p->shared) {
+		snprintf(name, sizeof(name), "struct page of process %u", pid);
+		page_object = memmap_object(&s->mem, name, "page", no_fields);
+	}
+	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
 		uint32_t object;
 
-		h->array[i] = heap + MALLOC_HEADER + chunk * i;
+		h->array[i] = heap + MALLOC_HEADER + chunk * (i - hp->first);
 		snprintf(name, sizeof(name), "futex words of thread %u", i);
 		object = memmap_object(&s->mem, name, "futex", no_fields);
 		if (object == MEMMAP_NONE)
@@ -128,7 +208,6 @@ static int place_arrays(struct sim *s, struct hashbench *h, uint32_t pid, struct
 			uint64_t uaddr = h->array[i] + 4ull * j;
 			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
 
-			*t = futex_tables_resolve(&s->ft, pid, uaddr, p->shared);
 			t->word_line = memmap_line(&s->mem, uaddr, object, j, -1);
 			t->page_line = MEMMAP_NONE;
 			if (p->shared)
@@ -138,21 +217,30 @@ static int place_arrays(struct sim *s, struct hashbench *h, uint32_t pid, struct
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		}
 	}
+	resolve_process(h, pid);
 	return 0;
 }
 
-static int build_program(struct sim *s, struct hashbench *h, struct task *t, struct fs_error *e)
+static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
 {
+	return &h->progs[((size_t)task * NPROGS + (size_t)variant) * MAX_UOPS];
+}
+
+static int build_program(struct hashbench *h, struct task *t, int variant, struct fs_error *e)
+{
+	struct sim *s = h->s;
 	const struct process *proc = &s->ft.procs[t->process];
 	struct path_builder b = {
 		.k = s->k,
 		.m = s->m,
 		.shared = h->p->shared,
-		.private_hash = proc->phash != NULL,
+		.private_hash = proc->phash != NULL && !h->p->numa,
 		.mm_lines = proc->mm_lines,
 		.phash_lines = proc->phash_lines,
 		.percpu_ref_line = proc->percpu_ref_lines[t->cpu],
-		.uops = &h->progs[(size_t)t->id * MAX_UOPS],
+		.mmap_sem = proc->mmap_sem,
+		.ref_atomic = variant == PROG_REF_ATOMIC,
+		.uops = prog_of(h, t->id, variant),
 		.cap = MAX_UOPS,
 	};
 
@@ -161,8 +249,169 @@ static int build_program(struct sim *s, struct hashbench *h, struct task *t, str
 	path_emit_work(&b, fs_cost_ps(h->p->loop_cost, s->m->freq_khz));
 	if (futex_path_build(&b, FOP_WAIT_EAGAIN, e) < 0)
 		return -1;
-	t->prog = b.uops;
-	t->nuops = b.n;
+	h->nuops[t->id * NPROGS + (uint32_t)variant] = b.n;
+	return 0;
+}
+
+static bool uses_atomic_mode(const struct hashbench *h, uint32_t pid)
+{
+	return h->s->k->private_hash.refcount->switches_to_atomic && h->s->ft.procs[pid].phash && !h->p->numa &&
+	       !h->p->shared;
+}
+
+/* Builds every program variant of process `pid`'s threads. */
+static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
+{
+	const struct hb_process *hp = &h->procs[pid];
+
+	for (uint32_t i = hp->first; i < hp->first + hp->n; i++)
+		for (int v = 0; v < NPROGS; v++)
+			if ((v == PROG_NORMAL || uses_atomic_mode(h, pid)) && build_program(h, &h->s->tasks.v[i], v, e) < 0)
+				return -1;
+	return 0;
+}
+
+/* The program for the task's next op: atomic mode while its process resizes. */
+static void select_program(struct hashbench *h, struct task *t)
+{
+	int v = h->s->ft.procs[t->process].ref_atomic_until > h->s->eng.now && uses_atomic_mode(h, t->process)
+			? PROG_REF_ATOMIC
+			: PROG_NORMAL;
+
+	t->prog = prog_of(h, t->id, v);
+	t->nuops = h->nuops[t->id * NPROGS + (uint32_t)v];
+}
+
+static void note_lines(struct hashbench *h, struct task *t)
+{
+	for (int v = 0; v < NPROGS; v++) {
+		if (v != PROG_NORMAL && !uses_atomic_mode(h, t->process))
+			continue;
+		t->prog = prog_of(h, t->id, v);
+		t->nuops = h->nuops[t->id * NPROGS + (uint32_t)v];
+		task_note_lines(&h->s->tasks, t, &h->targets[(size_t)t->id * h->p->futexes], h->p->futexes);
+	}
+	select_program(h, t);
+}
+
+static void start_thread(struct hashbench *h, struct task *t, simtime_t at)
+{
+	const struct hashbench_params *p = h->p;
+
+	/* perf's threads all start at futex 0 and drift apart over a 10 s run; a short
+	 * simulated window matches the drifted state better */
+	if (p->random_start)
+		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->s->rng, p->futexes);
+	t->target = h->targets[(size_t)t->id * p->futexes + h->next[t->id]];
+	select_program(h, t);
+	task_start(&h->s->tasks, t, at);
+}
+
+/* A replaced private hash becomes the one ops use: new buckets, new header lines. */
+static void on_publish(void *ctx, uint32_t pid)
+{
+	struct hashbench *h = ctx;
+	struct fs_error e = { 0 };
+
+	h->procs[pid].publish_due = false;
+	resolve_process(h, pid);
+	/* the layout was accepted when the programs were first built: this cannot fail */
+	if (build_programs(h, pid, &e) < 0)
+		abort();
+}
+
+/* pthread_create of thread `i`: the kernel may resize the process's private hash. */
+static void on_create(void *ctx, uint32_t i)
+{
+	struct hashbench *h = ctx;
+	struct sim *s = h->s;
+	struct task *t = &s->tasks.v[i];
+	struct process *proc = &s->ft.procs[t->process];
+	struct hb_process *hp = &h->procs[t->process];
+	struct fs_error e = { 0 };
+	bool grew;
+
+	hp->created++;
+	if (futex_tables_thread_created(&s->ft, t->process, hp->created + 1, &grew, &e) < 0) {
+		/* out of memory mid-run: stop the run; sim_run reports it */
+		s->eng.out_of_memory = true;
+		s->eng.stop = true;
+		return;
+	}
+	if (grew && !hp->publish_due) {
+		/* 6.17+: the per-CPU refcount goes atomic; the old hash dies and the new one is
+		 * published about two grace periods later. Otherwise at once. */
+		simtime_t delay = uses_atomic_mode(h, t->process) ? 2 * s->k->rcu_grace_period_ps : 0;
+
+		proc->ref_atomic_until = s->eng.now + delay;
+		hp->publish_due = true;
+		engine_schedule(&s->eng, s->eng.now + delay, h->publish_kind, t->process);
+	}
+	start_thread(h, t, s->eng.now);
+}
+
+static int setup_processes(struct hashbench *h, struct fs_error *e)
+{
+	const struct hashbench_params *p = h->p;
+	struct sim *s = h->s;
+
+	for (uint32_t q = 0; q < p->processes; q++) {
+		struct hb_process *hp = &h->procs[q];
+		uint32_t pid, home;
+
+		hp->first = (uint32_t)((uint64_t)p->threads * q / p->processes);
+		hp->n = (uint32_t)((uint64_t)p->threads * (q + 1) / p->processes) - hp->first;
+		/* forked where its first thread runs: its mm, hash and memory live there */
+		home = s->m->cpu_node[p->cpus[hp->first % p->ncpus]];
+		/* started together: every thread exists before the first op (+1: main) */
+		if (futex_tables_add_process(&s->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
+			return -1;
+		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+			struct task *t = &s->tasks.v[i];
+
+			t->cpu = p->cpus[i % p->ncpus];
+			t->core = s->m->cpu_core[t->cpu];
+			t->node = s->m->cpu_node[t->cpu];
+			t->process = pid;
+		}
+		if (place_arrays(h, pid, e) < 0 || build_programs(h, pid, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One background task per process writes mmap_sem: think (exponential), down_write,
+ * hold, up_write. It runs on its process's first CPU without taking time from it [A]. */
+static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
+{
+	const struct hashbench_params *p = h->p;
+	struct sim *s = h->s;
+
+	for (uint32_t q = 0; q < p->processes; q++) {
+		struct task *t = &s->tasks.v[p->threads + q];
+		const struct task *first = &s->tasks.v[h->procs[q].first];
+		uint32_t sem = s->ft.procs[q].mmap_sem;
+		struct uop *u = prog_of(h, t->id, PROG_NORMAL);
+
+		if (sem == RWSEM_NONE)
+			return fs_fail(e, FS_ERR_INPUT, "workload.mm_writes needs an mmap_sem: the kernel's layout.mm "
+							"has no mmap_lock field");
+		t->cpu = first->cpu;
+		t->core = first->core;
+		t->node = first->node;
+		t->process = q;
+		t->background = true;
+		u[0] = (struct uop){ .kind = UOP_WORK, .operand = OPND_RANDOM_EXP,
+				     .work_ps = PS_PER_S / p->mm_write_rate };
+		u[1] = (struct uop){ .kind = UOP_RWSEM, .access = RWSEM_DOWN_WRITE, .arg = sem };
+		u[2] = (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = p->mm_write_hold };
+		u[3] = (struct uop){ .kind = UOP_RWSEM, .access = RWSEM_UP_WRITE, .arg = sem };
+		t->prog = u;
+		t->nuops = h->nuops[t->id * NPROGS + PROG_NORMAL] = 4;
+		/* its lines take no target: any one will do */
+		task_note_lines(&s->tasks, t, h->targets, 1);
+		task_start(&s->tasks, t, 0);
+	}
 	return 0;
 }
 
@@ -170,44 +419,37 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 {
 	const struct hashbench_params *p = params;
 	struct hashbench *h = calloc(1, sizeof(*h));
-	uint32_t pid;
 
 	*state = h;
 	if (!h)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	if (p->numa && s->ft.nglobal < 2)
+		return fs_fail(e, FS_ERR_INPUT,
+			       "workload.futex2_numa needs per-node global tables (kernel.global_hash.per_node on a "
+			       "machine with more than one node)");
+	h->s = s;
 	h->p = p;
+	h->procs = calloc(p->processes, sizeof(*h->procs));
 	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->threads * p->futexes * sizeof(*h->targets));
 	h->next = calloc(p->threads, sizeof(*h->next));
 	h->array = calloc(p->threads, sizeof(*h->array));
-	h->progs = calloc((size_t)p->threads * MAX_UOPS, sizeof(*h->progs));
-	if (!h->targets || !h->next || !h->array || !h->progs)
+	h->progs = calloc((size_t)ntasks(p) * NPROGS * MAX_UOPS, sizeof(*h->progs));
+	h->nuops = calloc((size_t)ntasks(p) * NPROGS, sizeof(*h->nuops));
+	if (!h->procs || !h->targets || !h->next || !h->array || !h->progs || !h->nuops)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	/* the workers plus the main thread that created them */
-	if (futex_tables_add_process(&s->ft, p->threads + 1, &pid, e) < 0 || place_arrays(s, h, pid, e) < 0)
+	h->create_kind = engine_register(&s->eng, on_create, h);
+	h->publish_kind = engine_register(&s->eng, on_publish, h);
+	if (setup_processes(h, e) < 0 || (p->mm_write_rate && setup_mm_writers(h, e) < 0))
 		return -1;
-	for (uint32_t i = 0; i < p->threads; i++) {
-		struct task *t = &s->tasks.v[i];
-
-		t->cpu = p->cpus[i % p->ncpus];
-		t->core = s->m->cpu_core[t->cpu];
-		t->node = s->m->cpu_node[t->cpu];
-		t->process = pid;
-		t->target = h->targets[(size_t)i * p->futexes];
-		if (build_program(s, h, t, e) < 0)
-			return -1;
-		task_note_lines(&s->tasks, t, &h->targets[(size_t)i * p->futexes], p->futexes);
-	}
+	for (uint32_t i = 0; i < p->threads; i++)
+		note_lines(h, &s->tasks.v[i]);
 	for (uint32_t i = 0; i < p->threads; i++) {
 		simtime_t skew = p->start_skew ? (simtime_t)gsl_rng_uniform_int(s->rng, p->start_skew) : 0;
-		struct task *t = &s->tasks.v[i];
 
-		/* perf's threads all start at futex 0 and drift apart over a 10 s run; a
-		 * short simulated window matches the drifted state better */
-		if (p->random_start) {
-			h->next[i] = (uint32_t)gsl_rng_uniform_int(s->rng, p->futexes);
-			t->target = h->targets[(size_t)i * p->futexes + h->next[i]];
-		}
-		task_start(&s->tasks, t, skew);
+		if (p->staggered)
+			engine_schedule(&s->eng, i * p->create_interval + skew, h->create_kind, i);
+		else
+			start_thread(h, &s->tasks.v[i], skew);
 	}
 	return 0;
 }
@@ -215,12 +457,17 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 static void op_done(void *state, struct task *t)
 {
 	struct hashbench *h = state;
-	uint32_t j = h->next[t->id] + 1;
+	uint32_t j;
+
+	if (t->background)
+		return; /* an mm writer loops over its program */
+	j = h->next[t->id] + 1;
 
 	if (j == h->p->futexes)
 		j = 0;
 	h->next[t->id] = j;
 	t->target = h->targets[(size_t)t->id * h->p->futexes + j];
+	select_program(h, t);
 }
 
 static void print_header(const void *params, double secs, FILE *out)
@@ -250,6 +497,7 @@ const struct workload_type workload_hashbench = {
 	.description = "perf bench futex hash: FUTEX_WAIT on mismatching values, EAGAIN loop",
 	.parse = parse,
 	.ntasks = ntasks,
+	.nthreads = nthreads,
 	.setup = setup,
 	.op_done = op_done,
 	.print_header = print_header,

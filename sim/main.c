@@ -98,7 +98,7 @@ static const char usage_run[] =
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload, run {duration,\n"
-	"warmup, seed, aslr, user_memory_node}, output {per_thread, hottest_lines, interval}.\n"
+	"warmup, seed, aslr}, output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
 
 static const char usage_show[] =

@@ -152,7 +152,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	r->seed = sc->seed;
 	r->warmup_ps = s->warmup_end;
 	r->window_ps = sim_window_ps(s);
-	r->nthreads = s->tasks.n;
+	r->nthreads = s->nthreads;
 	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
 	per_thread = calloc(r->nthreads ? r->nthreads : 1, sizeof(*per_thread));
 	if (!r->version || !r->overrides || !r->scenario || !r->machine || !r->kernel || !r->workload || !r->perf_header || !r->threads ||

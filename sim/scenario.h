@@ -51,7 +51,6 @@ struct scenario {
 
 	simtime_t duration, warmup;
 	uint64_t seed;
-	uint32_t user_node;           /* node first touching user memory */
 	uint64_t user_base;           /* user heap base (page aligned; seeded ASLR) */
 
 	bool per_thread;              /* print perf's per-thread lines */

@@ -10,6 +10,7 @@ static void on_control(void *ctx, uint32_t target)
 	(void)target;
 	coh_reset_stats(&s->coh);
 	spinlocks_reset_stats(&s->locks);
+	rwsems_reset_stats(&s->rwsems);
 }
 
 /* Called for every op that completes before the window's end, at the op's
@@ -19,7 +20,7 @@ static void wl_op_done(void *ctx, struct task *t)
 {
 	struct sim *s = ctx;
 
-	if (t->t >= s->warmup_end)
+	if (t->t >= s->warmup_end && t->id < s->nthreads)
 		ts_note_op(&s->ts, t->id, t->t);
 	s->sc->wl_type->op_done(s->wl, t);
 }
@@ -30,35 +31,54 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 
 	memset(s, 0, sizeof(*s));
 	s->sc = sc;
+	s->nthreads = sc->wl_type->nthreads(sc->wl_params);
 	s->m = &sc->machine;
 	s->k = &sc->kernel;
 	s->warmup_end = sc->warmup;
 	s->end = sc->warmup + sc->duration;
 	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
-	    ts_init(&s->ts, &s->eng, &s->coh, ntasks, s->warmup_end, s->end, sc->interval) < 0 ||
+	    ts_init(&s->ts, &s->eng, &s->coh, s->nthreads, s->warmup_end, s->end, sc->interval) < 0 ||
 	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
-	    spinlocks_init(&s->locks, ntasks) < 0 ||
-	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_node, sc->user_base) < 0)
+	    spinlocks_init(&s->locks, ntasks) < 0 || rwsems_init(&s->rwsems, ntasks) < 0 ||
+	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_base) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory building the simulation");
 	s->rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!s->rng)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory building the simulation");
 	gsl_rng_set(s->rng, sc->seed);
 	s->control_kind = engine_register(&s->eng, on_control, s);
-	if (futex_tables_init(&s->ft, s->k, s->m, &s->mem, &s->locks, e) < 0)
+	if (futex_tables_init(&s->ft, s->k, s->m, &s->mem, &s->locks, &s->rwsems, e) < 0)
 		return -1;
 	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines, wl_op_done, s);
+	s->tasks.rwsems = &s->rwsems;
+	s->tasks.rng = s->rng;
+	s->tasks.wakeup_latency_ps = s->k->wakeup_latency_ps;
 	s->tasks.window_start = s->warmup_end;
 	s->tasks.window_end = s->end;
 	return sc->wl_type->setup(s, sc->wl_params, &s->wl, e);
 }
 
-int sim_run(struct sim *s, struct fs_error *e)
+void sim_start(struct sim *s)
 {
 	if (s->warmup_end > 0)
 		engine_schedule(&s->eng, s->warmup_end, s->control_kind, 0);
 	ts_start(&s->ts);
-	engine_run(&s->eng, s->end);
+}
+
+void sim_advance(struct sim *s, simtime_t until)
+{
+	engine_run(&s->eng, until < s->end ? until : s->end);
+}
+
+int sim_run(struct sim *s, struct fs_error *e)
+{
+	sim_start(s);
+	sim_advance(s, s->end);
+	return sim_finish(s, e);
+}
+
+int sim_finish(struct sim *s, struct fs_error *e)
+{
 	if (s->eng.out_of_memory)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory while simulating");
 	/* stopped by the flag with work left before the end (not just flagged late) */
@@ -75,6 +95,7 @@ void sim_free(struct sim *s)
 	futex_tables_free(&s->ft);
 	memmap_free(&s->mem);
 	spinlocks_free(&s->locks);
+	rwsems_free(&s->rwsems);
 	coh_free(&s->coh);
 	tasks_free(&s->tasks);
 	ts_free(&s->ts);

@@ -32,11 +32,13 @@ struct sim {
 	struct coherence coh;
 	struct memmap mem;
 	struct spinlocks locks;
+	struct rwsems rwsems;
 	struct futex_tables ft;
 	struct tasks tasks;
 	gsl_rng *rng;
 	void *wl;                 /* the workload's state */
 	struct timeseries ts;     /* ops and transfers per output.interval */
+	uint32_t nthreads;        /* tasks 0..nthreads-1 are the workload's reported threads */
 	simtime_t warmup_end, end;
 	uint32_t control_kind;    /* engine event: end of warm-up */
 	bool interrupted;         /* sim_run stopped early on eng.interrupt */
@@ -48,6 +50,11 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e);
  * s->eng.interrupt is flagged: s->interrupted is then set and the figures
  * cover the simulated time up to the stop. */
 int sim_run(struct sim *s, struct fs_error *e);
+/* sim_run in steps, for callers that look at the models between them:
+ * sim_start, then sim_advance to increasing times, then sim_finish. */
+void sim_start(struct sim *s);
+void sim_advance(struct sim *s, simtime_t until);
+int sim_finish(struct sim *s, struct fs_error *e);
 void sim_free(struct sim *s);
 
 /* The measured window in simulated time: after the warm-up, up to its end or

@@ -235,7 +235,7 @@ START_TEST(test_resolve_follows_the_hash)
 	build(&sc, &s, "e5-2650-2s", "linux-6.18", "");
 	p = &s.ft.procs[0];
 	/* private op: the private hash, jhash2 over the address words with the offset as initval */
-	t = futex_tables_resolve(&s.ft, 0, uaddr, false);
+	t = futex_tables_resolve(&s.ft, 0, uaddr, false, -1);
 	ck_assert_ptr_eq(t.table, p->phash);
 	{
 		uint32_t words[2] = { 0x00001000, 0x7f00 };
@@ -243,7 +243,7 @@ START_TEST(test_resolve_follows_the_hash)
 		ck_assert_uint_eq(t.bucket, jhash2(words, 2, 0x234) & 15);
 	}
 	/* shared op: a global table, node from the bits above the bucket index */
-	t = futex_tables_resolve(&s.ft, 0, uaddr, true);
+	t = futex_tables_resolve(&s.ft, 0, uaddr, true, -1);
 	key = futex_key_mm_shared(p->mm, uaddr);
 	{
 		uint32_t words[4] = { (uint32_t)key.ptr, (uint32_t)(key.ptr >> 32), (uint32_t)key.word,

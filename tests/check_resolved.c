@@ -130,7 +130,7 @@ static const struct yt_node *at_path(const struct yt_node *n, const char *a, con
 	return b ? yt_get(n, b) : n;
 }
 
-/* quickstart.yaml gives no run.aslr, no run.user_memory_node, no output.interval,
+/* quickstart.yaml gives no run.aslr, no workload.start, no output.interval,
  * no workload.loop_cost: the resolved tree shows the documented defaults
  * (docs/scenario.md), and the --set values. */
 START_TEST(test_scenario_resolved_has_defaults)
@@ -141,7 +141,7 @@ START_TEST(test_scenario_resolved_has_defaults)
 	} expect[] = {
 		{ "run", "duration", "200us" },
 		{ "run", "aslr", "true" },
-		{ "run", "user_memory_node", "0" },
+		{ "workload", "start", "random" },
 		{ "output", "interval", "100us" },
 		{ "output", "hottest_lines", "5" },
 		{ "workload", "loop_cost", "10 cycles" },
