@@ -15,6 +15,9 @@ PKGS     := gsl yaml-0.1 hdf5 check
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 # hdf5-tools (h5dump) and python3-h5py are for the tests that read result files.
 DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf hdf5-tools python3-h5py
+# Sweeps (scenarios/sweep: GNU parallel; over ssh, rsync moves the files; the test
+# of the multi-host path starts its own sshd) and plots (analysis/plot).
+DEB_PKGS += parallel openssh-client openssh-server rsync python3-numpy python3-matplotlib
 
 VERSION  := 0.1.0
 GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)

@@ -1,5 +1,6 @@
 #include "tests/testutil.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,35 @@ int tu_shell(const char *command, char **output)
 	status = pclose(p);
 	*output = buf;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int tu_shellf(char **output, const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return tu_shell(cmd, output);
+}
+
+void tu_mkdtemp(char dir[64], const char *prefix)
+{
+	snprintf(dir, 64, "/tmp/%s-XXXXXX", prefix);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+void tu_rmtree(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
 }
 
 int tu_run_suite(Suite *s)

@@ -40,6 +40,19 @@ int tu_futexsim(const char *args, char **output);
 /* The same for a whole /bin/sh command line. */
 int tu_shell(const char *command, char **output);
 
+/* tu_shell with the command line built like printf. */
+int tu_shellf(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Makes a fresh directory /tmp/PREFIX-XXXXXX and stores its path in dir (64 bytes);
+ * removes it again. Usable outside tests (they exit on failure, no ck_assert). */
+void tu_mkdtemp(char dir[64], const char *prefix);
+void tu_rmtree(const char *dir);
+
+/* A shell command that marks the result file named after it incomplete, as an
+ * interrupted run leaves it. */
+#define TU_MARK_INCOMPLETE \
+	"/usr/bin/python3 -c 'import h5py, sys; h5py.File(sys.argv[1], \"r+\").attrs[\"incomplete\"] = 1' "
+
 /* Runs a suite, prints Check's summary line, returns the process exit status. */
 int tu_run_suite(Suite *s);
 
