@@ -3,6 +3,8 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   print simulated ops and events per wall-clock second
+#   make plot    plot a result file or a sweep (see the plot target)
+#   make sweep-demo  the E5-2650 bucket sweep, simulated and plotted against the published one
 #   make         build bin/futexsim only
 #
 # Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
@@ -146,6 +148,35 @@ regression-data: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-validate --points tests/regression/points.tsv $(REGRESSION_SETS) \
 	  --out results/regression --save tests/regression/calibration.tsv
+
+# Plots (analysis/plot; docs/sweeps.md), with Debian's h5py and matplotlib:
+#   make plot                 the newest result file in results/: three PNGs beside it
+#   make plot RESULT=FILE.h5  that result file
+#   make plot SWEEP=DIR       collects the result files under DIR, plots DIR/sweep.png
+# PYTHON: the interpreter that sees python3-h5py and python3-matplotlib.
+PYTHON ?= /usr/bin/python3
+.PHONY: plot sweep-demo
+plot: deps
+	@if [ -n "$(SWEEP)" ]; then \
+	  $(PYTHON) analysis/collect "$(SWEEP)" && $(PYTHON) analysis/plot sweep "$(SWEEP)/sweep.h5"; \
+	else \
+	  f="$(RESULT)"; [ -n "$$f" ] || f=$$(ls -t results/*.h5 2>/dev/null | head -n 1); \
+	  if [ -z "$$f" ]; then echo "make plot: no result file in results/ (make run writes one; or RESULT=FILE.h5)"; exit 1; fi; \
+	  $(PYTHON) analysis/plot run "$$f"; \
+	fi
+
+# The published E5-2650 bucket sweep simulated: 28 threads on both nodes, the global
+# hash and 2..16384 buckets, seeds 1-3, collected and plotted against the published
+# all_28 column (results/sweep-demo/sweep.png; docs/sweep-demo.png is a copy).
+# J=N runs N at once (default: one per CPU); run again, it continues where it stopped.
+SWEEP_DEMO_BUCKETS := 0,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384
+sweep-demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	scenarios/sweep scenarios/e5-2650-hashbench.yaml results/sweep-demo --resume $(if $(J),-j $(J)) \
+	  --param kernel.private_hash.buckets=$(SWEEP_DEMO_BUCKETS) --param run.seed=1,2,3
+	$(PYTHON) analysis/collect results/sweep-demo
+	$(PYTHON) analysis/plot sweep results/sweep-demo/sweep.h5 \
+	  --published analysis/data/e5-2650-sweep-2024.csv:all_28
 
 clean:
 	rm -rf $(BUILD) bin

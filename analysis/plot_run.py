@@ -1,0 +1,177 @@
+"""The figures of one futexsim result file (analysis/plot run).
+
+throughput: each thread's ops/s per output.interval over the measured window
+lines:      the hottest cache lines x transfer distance, and each hash table's
+            bucket-lock acquisitions (bucket x table, the table's home node named)
+nodes:      the node x node line-transfer matrix
+"""
+import numpy as np
+from matplotlib.colors import LogNorm, Normalize
+from matplotlib.ticker import FuncFormatter
+
+from results_io import attr_text, text
+
+
+def title_of(f):
+    s = f["summary"].attrs
+    sets = " ".join(str(o) for o in text(f["provenance/overrides"])) if "provenance/overrides" in f else ""
+    t = f"{attr_text(s['scenario'])}: {attr_text(s['machine'])}, {attr_text(s['kernel'])}"
+    if int(f.attrs.get("incomplete", 0)):
+        t += " (INCOMPLETE: interrupted)"
+    return t + (f"\n--set {sets}" if sets else "")
+
+
+def time_unit(span_ps):
+    """A time unit that keeps the axis numbers readable: (divisor in ps, name)."""
+    for div, name in ((1e12, "s"), (1e9, "ms"), (1e6, "us")):
+        if span_ps >= 2 * div:
+            return div, name
+    return 1e3, "ns"
+
+
+def throughput(plt, f):
+    ts = f["timeseries"]
+    t = ts["time"][()].astype(np.float64)
+    ops = ts["ops"][()].astype(np.float64)
+    nodes = f["threads/node"][()]
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    if len(t) == 0:
+        ax.text(0.5, 0.5, "no time series: the run stopped during the warm-up",
+                ha="center", va="center", transform=ax.transAxes)
+    else:
+        interval, end = float(ts.attrs["interval_ps"]), float(ts.attrs["end_ps"])
+        # the last interval may be cut short by the end of the window
+        width = np.clip(np.minimum(t + interval, max(end, t[-1] + 1)) - t, 1.0, interval)
+        rate = ops / (width[:, None] / 1e12) / 1e6  # millions of ops/s per thread
+        div, unit = time_unit(t[-1] + width[-1] - t[0])
+        x = (t + width / 2) / div
+        cmaps = [plt.get_cmap(c) for c in ("Blues", "Oranges", "Greens", "Purples", "Reds", "Greys")]
+        for i in range(ops.shape[1]):
+            node = int(nodes[i])
+            shade = 0.45 + 0.45 * (i % 8) / 8
+            ax.plot(x, rate[:, i], lw=0.8, alpha=0.6, color=cmaps[node % len(cmaps)](shade),
+                    label=f"threads on node {node}" if i == int(np.argmax(nodes == node)) else None)
+        ax.plot(x, rate.mean(axis=1), lw=2.2, color="black", label="mean over threads")
+        ax.set_xlim(t[0] / div, (t[-1] + width[-1]) / div)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=9, loc="lower right")
+        ax.set_xlabel(f"simulated time since the run began ({unit}; the measured window starts after "
+                      f"the {fmt_ps(float(ts.attrs['start_ps']))} warm-up)")
+    ax.set_ylabel("throughput per thread (million ops/s)")
+    ax.set_title(f"{title_of(f)}\nper-thread throughput per {fmt_ps(float(ts.attrs['interval_ps']))} interval",
+                 fontsize=10)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def fmt_ps(ps):
+    div, unit = time_unit(ps / 2 + 1)
+    return f"{ps / div:g} {unit}"
+
+
+def hottest_lines(ax, f, top):
+    tr = f["lines/transfers"][()].astype(np.float64)  # uint64 would wrap when negated
+    order = np.argsort(-tr.sum(axis=1), kind="stable")[:top]
+    order = order[tr[order].sum(axis=1) > 0]
+    if len(order) == 0:
+        ax.text(0.5, 0.5, "no line transfers", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return None
+    desc = text(f["lines/description"])
+    home = f["lines/home_node"][()]
+    data = tr[order]
+    im = ax.imshow(np.where(data > 0, data, np.nan), aspect="auto", cmap="viridis", norm=norm_for(data))
+    for (r, c), v in np.ndenumerate(data):
+        ax.text(c, r, f"{int(v)}", ha="center", va="center", fontsize=7,
+                color="white" if v < np.sqrt(data.max()) else "black")
+    ax.set_xticks(range(3))
+    ax.set_xticklabels(["within SMT core", "within node", "across nodes"], fontsize=9)
+    ax.set_yticks(range(len(order)))
+    ax.set_yticklabels([f"{shorten(str(desc[i]), 58)} [home node {home[i]}]" for i in order], fontsize=7)
+    ax.set_title(f"the {len(order)} lines with the most transfers (blank: none)", fontsize=10)
+    return im
+
+
+def norm_for(data):
+    """Log colours when the positive values span a decade or more, else linear ones
+    (a log scale over 10400..11200 only labels its ticks badly). Zeros stay blank."""
+    pos = data[data > 0]
+    lo, hi = float(pos.min()), float(pos.max())
+    return LogNorm(vmin=lo, vmax=hi) if hi >= 10 * lo else Normalize(vmin=0, vmax=hi)
+
+
+def shorten(s, n):
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def bucket_heatmap(ax, f, max_cols=256):
+    """Lock acquisitions per bucket, one row per table; wide tables in bins."""
+    names, sizes = text(f["tables/name"]), f["tables/size"][()]
+    tnodes, first = f["tables/node"][()], f["tables/first_bucket"][()]
+    acq = f["buckets/acquisitions"][()].astype(np.float64)
+    used = [t for t in range(len(sizes)) if acq[first[t]:first[t] + sizes[t]].sum() > 0]
+    if not used:
+        ax.text(0.5, 0.5, "no bucket lock was taken", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return None
+    cols = int(min(max_cols, max(sizes[t] for t in used)))
+    grid = np.full((len(used), cols), np.nan)
+    for r, t in enumerate(used):
+        a = acq[first[t]:first[t] + sizes[t]]
+        per = int(np.ceil(len(a) / cols))
+        binned = np.add.reduceat(a, np.arange(0, len(a), per))
+        grid[r, :len(binned)] = binned
+    im = ax.imshow(np.where(grid > 0, grid, np.nan), aspect="auto", cmap="magma", interpolation="nearest",
+                   norm=norm_for(grid))
+    ax.set_yticks(range(len(used)))
+    ax.set_yticklabels([f"{names[t]} ({sizes[t]} buckets, node {tnodes[t]})" for t in used], fontsize=8)
+    if any(sizes[t] > cols for t in used):
+        if len({int(sizes[t]) for t in used}) == 1:  # one bin width: label bins by bucket number
+            per = int(np.ceil(sizes[used[0]] / cols))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(round(v * per))}"))
+            ax.set_xlabel(f"bucket (summed over bins of {per})", fontsize=9)
+        else:
+            ax.set_xlabel(f"position in the table (wide tables summed into {cols} bins)", fontsize=9)
+    else:
+        ax.set_xlabel("bucket", fontsize=9)
+    ax.set_title("bucket lock acquisitions per table", fontsize=10)
+    return im
+
+
+def lines(plt, f, top=25):
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(11, 10.5), gridspec_kw={"height_ratios": [3.2, 1]})
+    im = hottest_lines(a1, f, top)
+    if im is not None:
+        fig.colorbar(im, ax=a1, label="line transfers")
+    im = bucket_heatmap(a2, f)
+    if im is not None:
+        fig.colorbar(im, ax=a2, label="acquisitions")
+    fig.suptitle(f"{title_of(f)}\ncache-line transfers by distance; bucket locks", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def nodes(plt, f):
+    m = f["summary/node_transfers"][()].astype(np.float64)
+    n = m.shape[0]
+    fig, ax = plt.subplots(figsize=(4.5 + 0.6 * n, 3.8 + 0.6 * n))
+    im = ax.imshow(m, cmap="Blues", vmin=0, vmax=max(m.max(), 1))
+    for (r, c), v in np.ndenumerate(m):
+        ax.text(c, r, f"{int(v)}", ha="center", va="center", fontsize=10,
+                color="white" if v > 0.6 * m.max() else "black")
+    ax.set_xticks(range(n))
+    ax.set_yticks(range(n))
+    ax.set_xlabel("to node (requester)")
+    ax.set_ylabel("from node (previous holder)")
+    total = m.sum()
+    across = total - np.trace(m)
+    ax.set_title(f"{title_of(f)}\nline transfers node x node: {int(total)} in the window, "
+                 f"{100 * across / total if total else 0:.0f}% across nodes", fontsize=9)
+    fig.colorbar(im, ax=ax, label="line transfers", shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+# name (the output file's suffix), function(plt, h5file) -> figure
+FIGURES = [("throughput", throughput), ("lines", lines), ("nodes", nodes)]

@@ -1,0 +1,122 @@
+"""Reading futexsim result files and sweep tables, and writing files atomically.
+
+Shared by analysis/collect and analysis/plot (docs/results-format.md, docs/sweeps.md).
+Needs only Debian's python3-h5py and python3-numpy.
+"""
+import csv
+import os
+import tempfile
+
+import h5py
+import numpy as np
+
+RESULTS_FORMAT = "futexsim-results"
+SWEEP_FORMAT = "futexsim-sweep"
+
+
+class InputError(Exception):
+    """A file that is not what the command expects; the message names the file."""
+
+
+def text(ds):
+    """A text dataset (fixed-length NUL-padded UTF-8) as str or an array of str."""
+    return ds.asstr()[()]
+
+
+def attr_text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def open_h5(path):
+    """An HDF5 file opened for reading; InputError, naming the file, when it cannot be."""
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    try:
+        return h5py.File(path, "r")
+    except OSError:
+        raise InputError(f"{path}: not an HDF5 file") from None
+
+
+def open_result(path):
+    """Opens a futexsim result file for reading; InputError when it is not one."""
+    f = open_h5(path)
+    if attr_text(f.attrs.get("format", "")) != RESULTS_FORMAT:
+        f.close()
+        raise InputError(f"{path}: not a futexsim result file (no format={RESULTS_FORMAT} attribute)")
+    return f
+
+
+def file_format(path):
+    """The root attribute `format` of an HDF5 file ("" when it has none), None when
+    path is not an HDF5 file."""
+    try:
+        with h5py.File(path, "r") as f:
+            return attr_text(f.attrs.get("format", ""))
+    except OSError:
+        return None
+
+
+def parse_value(s):
+    """A table cell as int, float or str, for sorting and plotting."""
+    for conv in (int, float):
+        try:
+            return conv(s)
+        except (TypeError, ValueError):
+            pass
+    return s
+
+
+def read_table(path):
+    """A sweep table (analysis/collect's CSV or HDF5) as (columns, parameters, rows):
+    rows are dicts of column -> int/float/str ("" for a parameter a run did not set)."""
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    if path.endswith(".csv"):
+        try:
+            with open(path, newline="") as f:
+                reader = csv.DictReader(f)
+                rows = [{k: parse_value(v) if v != "" else "" for k, v in r.items()} for r in reader]
+                columns = reader.fieldnames or []
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror}") from None
+        # the CSV has no attributes: the parameters stand between the descriptive
+        # columns and seed (analysis/collect's order)
+        if columns[:1] != ["file"] or "seed" not in columns[5:]:
+            raise InputError(f"{path}: not a table from analysis/collect (no file and seed columns)")
+        parameters = columns[5:columns.index("seed")]
+        return columns, parameters, rows
+    with open_h5(path) as f:
+        if attr_text(f.attrs.get("format", "")) != SWEEP_FORMAT:
+            raise InputError(f"{path}: not a sweep table (no format={SWEEP_FORMAT} attribute)")
+        columns = [attr_text(c) for c in f.attrs["columns"]]
+        parameters = [attr_text(c) for c in f.attrs["parameters"]]
+        data = {}
+        for c in columns:
+            ds = f["table"][c]
+            data[c] = list(ds.asstr()[()]) if ds.dtype.kind == "S" else ds[()].tolist()
+    rows = [{c: data[c][i] for c in columns} for i in range(len(data[columns[0]]))] if columns else []
+    return columns, parameters, rows
+
+
+def replace_atomically(path, write):
+    """Calls write(tmp_path), then renames tmp_path to path: no half-written outputs."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    os.close(fd)
+    try:
+        write(tmp)
+        # mkstemp makes the file private; the output gets the usual umask permissions
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def fixed_text(values):
+    """Strings as a fixed-length NUL-padded UTF-8 array, the result files' text type."""
+    enc = [v.encode() for v in values]
+    return np.array(enc, dtype=f"S{max([len(e) for e in enc] + [1])}")

@@ -1,0 +1,239 @@
+/* Tests of analysis/collect and analysis/plot on a few small result files made here:
+ * the table's columns, order and figures (against `futexsim show --csv` of each file),
+ * its HDF5 twin, files it leaves out, the images of one run and of a sweep (size,
+ * pixels, colours: tests/image_info.py), the formats, and bad input. Runs from the
+ * checkout; FUTEXSIM names the binary. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/testutil.h"
+
+#define PY "/usr/bin/python3 "
+#define SHORT "--set run.duration=200us --set run.warmup=20us"
+
+static char tmp[64];
+
+static void assert_has(const char *out, const char *what)
+{
+	ck_assert_msg(strstr(out, what) != NULL, "expected '%s' in:\n%s", what, out);
+}
+
+/* Four runs, buckets 2 and 16 x seeds 1 and 2, two of them in a subdirectory, and
+ * their table (runs/sweep.csv, .h5); made once for every test. */
+static void make_runs(void)
+{
+	char cmd[1024];
+
+	tu_mkdtemp(tmp, "futexsim-plot");
+	/* system(), not tu_shell: Check's asserts work only inside a test */
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/runs/sub && for b in 16 2; do for s in 2 1; do d=%s/runs; [ $s = 2 ] && d=$d/sub; "
+		 "\"$FUTEXSIM\" run scenarios/quickstart.yaml --set kernel.private_hash.buckets=$b --seed $s " SHORT
+		 " -o $d/b$b-s$s.h5 >/dev/null 2>&1 || exit 1; done; done && "
+		 "/usr/bin/python3 analysis/collect %s/runs >/dev/null",
+		 tmp, tmp, tmp);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "check_plot: cannot make the result files with %s\n", cmd);
+		exit(1);
+	}
+}
+
+START_TEST(test_collect_table)
+{
+	char *out, *line, *save = NULL;
+	/* sorted by buckets as numbers (2 before 16), then seed */
+	const char *files[] = { "b2-s1.h5", "sub/b2-s2.h5", "b16-s1.h5", "sub/b16-s2.h5" };
+	int row = 0;
+
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/collect %s/runs", tmp), 0);
+	assert_has(out, "4 runs, parameters: kernel.private_hash.buckets, run.duration, run.warmup; wrote");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "cat %s/runs/sweep.csv", tmp), 0);
+	ck_assert_msg(strstr(out, "file,scenario,machine,kernel,workload,kernel.private_hash.buckets,run.duration,"
+				  "run.warmup,seed,threads,warmup_s,window_s,ops_per_sec,stderr_pct,total_ops,"
+				  "transfers_smt,transfers_node,transfers_remote,transfers_per_op,dram_fills\n") == out,
+		      "%s", out);
+	for (line = strtok_r(strchr(out, '\n') + 1, "\n", &save); line; line = strtok_r(NULL, "\n", &save), row++) {
+		char *csv, prefix[256];
+		char f[12][32], g[12][32];
+		const char *scan = "%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],%31[^,],"
+				   "%31[^,],%31[^,\n]";
+
+		ck_assert_int_lt(row, 4);
+		snprintf(prefix, sizeof(prefix), "%s,quickstart,small-1node,linux-6.18,hash-bench,%s,200us,20us,", files[row],
+			 row < 2 ? "2" : "16");
+		ck_assert_msg(!strncmp(line, prefix, strlen(prefix)), "row %d: %s, expected it to start %s", row, line, prefix);
+		/* the figures are the ones futexsim show --csv prints for the same file */
+		ck_assert_int_eq(tu_shellf(&csv, "\"$FUTEXSIM\" show --csv %s/runs/%s | tail -n 1 | cut -d, -f6-17", tmp, files[row]),
+				 0);
+		ck_assert_int_eq(sscanf(csv, scan, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11]),
+				 12);
+		ck_assert_int_eq(sscanf(line + strlen(prefix), scan, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8],
+					g[9], g[10], g[11]),
+				 12);
+		for (int i = 0; i < 12; i++) {
+			/* seconds, stderr_pct and transfers_per_op are decimals, printed
+			 * differently (1.70 and 1.7); the counts must match to the digit */
+			if (i == 2 || i == 3 || i == 5 || i == 10)
+				ck_assert_msg(fabs(atof(f[i]) - atof(g[i])) <= 1e-9 * fabs(atof(f[i])), "row %d column %d: %s vs %s",
+					      row, i, g[i], f[i]);
+			else
+				ck_assert_msg(!strcmp(f[i], g[i]), "row %d column %d: %s vs %s", row, i, g[i], f[i]);
+		}
+		free(csv);
+	}
+	ck_assert_int_eq(row, 4);
+	free(out);
+	/* the HDF5 table: same columns, typed, with units */
+	ck_assert_int_eq(tu_shellf(&out, PY "-c 'import h5py, sys\n"
+				     "f = h5py.File(sys.argv[1], \"r\"); t = f[\"table\"]\n"
+				     "print(f.attrs[\"format\"], list(f.attrs[\"parameters\"]), len(f.attrs[\"columns\"]))\n"
+				     "print(t[\"kernel.private_hash.buckets\"][:].tolist(), t[\"seed\"][:].tolist())\n"
+				     "print(t[\"ops_per_sec\"].attrs[\"units\"], t[\"file\"].asstr()[0], t[\"warmup_s\"][0])' "
+				     "%s/runs/sweep.h5",
+			    tmp),
+			 0);
+	ck_assert_str_eq(out, "futexsim-sweep ['kernel.private_hash.buckets', 'run.duration', 'run.warmup'] 20\n"
+			      "[2, 2, 16, 16] [1, 2, 1, 2]\n"
+			      "ops/s b2-s1.h5 2e-05\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(test_collect_leaves_out)
+{
+	char *out;
+
+	/* an interrupted run and a file that is not a result: warnings, not rows */
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/mixed && cp %s/runs/b2-s1.h5 %s/runs/b16-s1.h5 %s/mixed/ && "
+				  "echo junk >%s/mixed/junk.h5 && " TU_MARK_INCOMPLETE
+				  "%s/mixed/b16-s1.h5 && " PY "analysis/collect %s/mixed -o %s/mixed/t && wc -l <%s/mixed/t.csv",
+			    tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+			 0);
+	assert_has(out, "b16-s1.h5 is marked incomplete (an interrupted run): left out");
+	assert_has(out, "junk.h5 is not a futexsim result file: left out");
+	assert_has(out, "1 runs, parameters: kernel.private_hash.buckets");
+	assert_has(out, "\n2\n"); /* header and one row */
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/empty && " PY "analysis/collect %s/empty", tmp, tmp), 1);
+	assert_has(out, "no complete futexsim result files under");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/collect %s/nonexistent", tmp), 2);
+	assert_has(out, "nonexistent: not a directory");
+	free(out);
+}
+END_TEST
+
+/* "FILE W H COLOURS": at least min_w x min_h pixels and more than a handful of colours */
+static void assert_image(const char *info, const char *file, int min_w, int min_h)
+{
+	char key[128];
+	const char *at;
+	int w = 0, h = 0, colours = 0;
+
+	snprintf(key, sizeof(key), "%s ", file); /* the info line, not "wrote FILE" */
+	at = strstr(info, key);
+
+	ck_assert_msg(at != NULL, "no %s in:\n%s", file, info);
+	ck_assert_msg(sscanf(at + strlen(file), " %d %d %d", &w, &h, &colours) == 3, "%s: not a PNG:\n%s", file, info);
+	ck_assert_msg(w >= min_w && h >= min_h, "%s: %d x %d pixels", file, w, h);
+	ck_assert_msg(colours >= 50, "%s: %d colours: blank or nearly", file, colours);
+}
+
+START_TEST(test_plot_run)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot run %s/runs/b16-s1.h5 -o %s/run && "
+				     "tests/image_info.py %s/run-throughput.png %s/run-lines.png %s/run-nodes.png",
+			    tmp, tmp, tmp, tmp, tmp),
+			 0);
+	assert_image(out, "run-throughput.png", 800, 400);
+	assert_image(out, "run-lines.png", 800, 800);
+	assert_image(out, "run-nodes.png", 400, 400);
+	free(out);
+	/* default prefix: beside the file; SVG on request */
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot run %s/runs/b2-s1.h5 --format svg && tests/image_info.py "
+				     "%s/runs/b2-s1-throughput.svg %s/runs/b2-s1-lines.svg %s/runs/b2-s1-nodes.svg",
+			    tmp, tmp, tmp, tmp),
+			 0);
+	assert_has(out, "b2-s1-throughput.svg svg\n");
+	assert_has(out, "b2-s1-lines.svg svg\n");
+	assert_has(out, "b2-s1-nodes.svg svg\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(test_plot_sweep)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/collect %s/runs -o %s/table && "
+				     "printf '# published\\nbuckets,a,b\\n0,1.5e6,1e6\\n2,1e6,2e6\\n16,2e6,1e6\\n' >%s/pub.csv && " PY
+				     "analysis/plot sweep %s/table.h5 --published %s/pub.csv:a -o %s/sweep.png && " PY
+				     "analysis/plot sweep %s/table.csv --published %s/pub.csv -o %s/sweep.pdf && "
+				     "tests/image_info.py %s/sweep.png %s/sweep.pdf",
+			    tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+			 0);
+	assert_image(out, "sweep.png", 800, 500);
+	assert_has(out, "sweep.pdf pdf\n");
+	free(out);
+}
+END_TEST
+
+/* Bad input: exit 1 (input) or 2 (command line) and a message naming the problem. */
+static const struct {
+	const char *args, *message;
+	int status;
+} bad[] = {
+	{ "sweep @/runs/b2-s1.h5", "not a sweep table", 1 },
+	{ "sweep @/nonexistent.csv", "nonexistent.csv: no such file", 1 },
+	{ "sweep @/runs/sweep.csv --x run.seed", "--x run.seed: not a parameter of the table", 1 },
+	{ "sweep @/runs/sweep.csv --y nosuch", "--y nosuch: no such column", 1 },
+	{ "sweep @/runs/sweep.csv --published @/nonexistent.csv", "nonexistent.csv: No such file", 1 },
+	{ "sweep @/runs/sweep.csv --published README.md:x", "README.md: no column x", 1 },
+	{ "sweep @/runs/sweep.csv -o @/x.txt", "the extension names no format", 2 },
+	{ "run @/runs/sweep.csv", "sweep.csv: not an HDF5 file", 1 },
+	{ "run @/runs/sweep.h5", "not a futexsim result file", 1 },
+	{ "frob", "invalid choice", 2 },
+};
+
+START_TEST(test_plot_bad_input)
+{
+	char args[512], *out, *p = args;
+
+	/* @ stands for the temporary directory */
+	for (const char *a = bad[_i].args; *a && p < args + sizeof(args) - sizeof(tmp) - 1; a++)
+		p = *a == '@' ? stpcpy(p, tmp) : (*p = *a, p + 1);
+	*p = '\0';
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot %s", args), bad[_i].status);
+	ck_assert_msg(strstr(out, bad[_i].message) != NULL, "%s: expected '%s' in:\n%s", args, bad[_i].message, out);
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plot");
+	TCase *tc = tcase_create("collect");
+	TCase *plot = tcase_create("plot");
+	int status;
+
+	make_runs(); /* before the forks: every test reads the same files */
+	tcase_add_test(tc, test_collect_table);
+	tcase_add_test(tc, test_collect_leaves_out);
+	/* guards against a hang, not timing assertions */
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	tcase_add_test(plot, test_plot_run);
+	tcase_add_test(plot, test_plot_sweep);
+	tcase_add_loop_test(plot, test_plot_bad_input, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_set_timeout(plot, 60);
+	suite_add_tcase(s, plot);
+	status = tu_run_suite(s);
+	tu_rmtree(tmp);
+	return status;
+}
