@@ -53,7 +53,7 @@ def throughput(plt, f):
                     label=f"threads on node {node}" if i == int(np.argmax(nodes == node)) else None)
         ax.plot(x, rate.mean(axis=1), lw=2.2, color="black", label="mean over threads")
         ax.set_xlim(t[0] / div, (t[-1] + width[-1]) / div)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, 1.12 * max(float(rate.max()), 1e-9))  # room above the top curve
         ax.legend(fontsize=9, loc="lower right")
         ax.set_xlabel(f"simulated time since the run began ({unit}; the measured window starts after "
                       f"the {fmt_ps(float(ts.attrs['start_ps']))} warm-up)")
@@ -66,8 +66,11 @@ def throughput(plt, f):
 
 
 def fmt_ps(ps):
-    div, unit = time_unit(ps / 2 + 1)
-    return f"{ps / div:g} {unit}"
+    """A duration in its largest whole unit: 1 ms, 100 us."""
+    for div, name in ((1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns")):
+        if ps >= div:
+            return f"{ps / div:g} {name}"
+    return f"{ps:g} ps"
 
 
 def hottest_lines(ax, f, top):
