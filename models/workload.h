@@ -18,6 +18,14 @@
 
 struct sim;
 
+struct workload_size {
+	uint32_t processes;           /* processes it creates (futex_tables_add_process) */
+	uint32_t max_process_threads; /* threads of its largest process, main thread included */
+	uint64_t user_lines;          /* cache lines of user memory and struct pages it maps */
+	uint64_t targets;             /* futexes it resolves (per-futex records) */
+	uint64_t bytes;               /* its own arrays: per-futex targets, programs, ... */
+};
+
 struct workload_type {
 	const char *name;        /* the value of workload.type */
 	const char *description;
@@ -32,6 +40,9 @@ struct workload_type {
 	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);
 	void (*free_state)(void *state);
 	void (*free_params)(void *params);
+	/* What setup will allocate and add, from the parameters alone (nothing is
+	 * built): for the resource estimate of sim/estimate.h. */
+	void (*size)(const void *params, struct workload_size *out);
 };
 
 const struct workload_type *workload_find(const char *name);

@@ -492,6 +492,26 @@ static void print_thread(const void *state, const struct task *t, uint64_t ops_p
 			(unsigned long long)ops_per_sec);
 }
 
+/* What setup allocates and maps (sim/estimate.h); keep in step with setup and
+ * place_arrays. */
+static void size(const void *params, struct workload_size *out)
+{
+	const struct hashbench_params *p = params;
+	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
+	uint64_t per_proc = (p->threads + p->processes - 1) / p->processes;
+	uint64_t heap_lines = (chunk * per_proc + MALLOC_HEADER) / 64 + 2;
+
+	out->processes = p->processes;
+	out->max_process_threads = (uint32_t)per_proc + 1;
+	/* each process's heap of futex words, and with shared futexes their struct pages */
+	out->user_lines = p->processes * heap_lines * (p->shared ? 2 : 1);
+	out->targets = (uint64_t)p->threads * p->futexes;
+	out->bytes = (uint64_t)p->threads * p->futexes * sizeof(struct op_target) +
+		     (uint64_t)ntasks(p) * NPROGS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
+		     (uint64_t)p->threads * (sizeof(uint32_t) + sizeof(uint64_t)) +
+		     (uint64_t)p->processes * sizeof(struct hb_process);
+}
+
 const struct workload_type workload_hashbench = {
 	.name = "hash-bench",
 	.description = "perf bench futex hash: FUTEX_WAIT on mismatching values, EAGAIN loop",
@@ -504,4 +524,5 @@ const struct workload_type workload_hashbench = {
 	.print_thread = print_thread,
 	.free_state = free_state,
 	.free_params = free_params,
+	.size = size,
 };

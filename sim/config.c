@@ -703,6 +703,67 @@ int cfg_parse_duration(const struct yt_node *n, const char *what, uint64_t min_p
 	return 0;
 }
 
+/* Memory sizes: whole numbers only, so a limit is exactly what it says. */
+static const struct size_unit {
+	const char *name;
+	uint64_t bytes;
+} size_units[] = {
+	{ "B", 1 },
+	{ "kB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 }, { "TB", 1000000000000 },
+	{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
+	{ NULL, 0 },
+};
+#define SIZE_UNIT_LIST "B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
+
+int cfg_parse_size(const struct yt_node *n, const char *what, uint64_t min, uint64_t max, uint64_t *out,
+		   struct fs_error *e)
+{
+	const char *s = unquoted_text(n, what, "a memory size", e), *p;
+	char shown[SHOWN_BYTES], digits[32], range[96];
+	const struct size_unit *u;
+	uint64_t v;
+	size_t len;
+
+	if (!s)
+		return -1;
+	yt_excerpt(shown, sizeof(shown), s);
+	/* decimal digits only: the B of a unit would read as a hex digit */
+	len = strspn(s, "0123456789_.+-");
+	if (len == 0 || len >= sizeof(digits))
+		return fail_node(n, what, e, "'%s' is not a memory size (expected an integer and a unit: %s, e.g. 4GiB)",
+				 shown, SIZE_UNIT_LIST);
+	memcpy(digits, s, len);
+	digits[len] = '\0';
+	switch (parse_integer(digits, &v)) {
+	case INT_OK:
+		break;
+	case INT_FRACTION:
+		return fail_node(n, what, e, "'%s' is not a whole number (expected an integer and a unit, e.g. 1536MiB)",
+				 shown);
+	case INT_TOO_LARGE:
+		return fail_node(n, what, e, "'%s' is out of range (expected %s bytes)", shown,
+				 format_range(range, sizeof(range), min, max));
+	default:
+		return fail_node(n, what, e, "'%s' is not a memory size (expected an integer and a unit: %s, e.g. 4GiB)",
+				 shown, SIZE_UNIT_LIST);
+	}
+	for (p = s + len; *p == ' '; p++)
+		;
+	for (u = size_units; u->name && strcmp(u->name, p) != 0; u++)
+		;
+	if (!*p)
+		return fail_node(n, what, e, "a memory size needs a unit: %s (got '%s'; expected e.g. '%sMiB')",
+				 SIZE_UNIT_LIST, shown, shown);
+	if (!u->name)
+		return fail_node(n, what, e, "unknown unit '%s' in '%s' (expected %s)",
+				 yt_excerpt(digits, sizeof(digits), p), shown, SIZE_UNIT_LIST);
+	if (!mul_u64(v, u->bytes, &v) || v < min || v > max)
+		return fail_node(n, what, e, "'%s' is out of range (expected %s bytes)", shown,
+				 format_range(range, sizeof(range), min, max));
+	*out = v;
+	return 0;
+}
+
 int cfg_parse_cost(const struct yt_node *n, const char *what, struct fs_cost *out, struct fs_error *e)
 {
 	enum unit_base base;
@@ -912,6 +973,26 @@ int cfg_get_duration(const struct yt_node *map, const char *key, uint64_t dflt_p
 		return used_default(map, key, format_duration(text, sizeof(text), dflt_ps), false, e);
 	}
 	return cfg_parse_duration(n, key, min_ps, max_ps, out_ps, e);
+}
+
+int cfg_get_size(const struct yt_node *map, const char *key, uint64_t dflt, uint64_t min, uint64_t max,
+		 uint64_t *out, struct fs_error *e)
+{
+	const struct yt_node *n;
+
+	if (member(map, key, &n, e))
+		return -1;
+	if (!n) {
+		char text[48];
+
+		*out = dflt;
+		if (dflt % (1ull << 20) == 0)
+			snprintf(text, sizeof(text), "%" PRIu64 "MiB", dflt >> 20);
+		else
+			snprintf(text, sizeof(text), "%" PRIu64 "B", dflt);
+		return used_default(map, key, text, false, e);
+	}
+	return cfg_parse_size(n, key, min, max, out, e);
 }
 
 int cfg_get_cost(const struct yt_node *map, const char *key, struct fs_cost dflt, struct fs_cost *out,

@@ -85,6 +85,10 @@ int cfg_parse_fixed3(const struct yt_node *n, const char *what, uint64_t min_mil
 int cfg_parse_duration(const struct yt_node *n, const char *what, uint64_t min_ps, uint64_t max_ps,
 		       uint64_t *out_ps, struct fs_error *e);
 int cfg_parse_cost(const struct yt_node *n, const char *what, struct fs_cost *out, struct fs_error *e);
+/* A memory size in bytes: an integer and a unit, "4GiB", "512MiB", "100MB", "64 kB"
+ * (B, kB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary); no fractions, no bare numbers. */
+int cfg_parse_size(const struct yt_node *n, const char *what, uint64_t min, uint64_t max, uint64_t *out,
+		   struct fs_error *e);
 /* "2.0GHz", "2000MHz", "2000000kHz" -> kHz. */
 int cfg_parse_frequency(const struct yt_node *n, const char *what, uint64_t *out_khz,
 			struct fs_error *e);
@@ -110,6 +114,8 @@ int cfg_get_duration(const struct yt_node *map, const char *key, uint64_t dflt_p
 		     uint64_t max_ps, uint64_t *out_ps, struct fs_error *e);
 int cfg_get_cost(const struct yt_node *map, const char *key, struct fs_cost dflt, struct fs_cost *out,
 		 struct fs_error *e);
+int cfg_get_size(const struct yt_node *map, const char *key, uint64_t dflt, uint64_t min, uint64_t max,
+		 uint64_t *out, struct fs_error *e);
 int cfg_get_string(const struct yt_node *map, const char *key, const char *dflt, const char **out,
 		   struct fs_error *e);
 int cfg_get_enum(const struct yt_node *map, const char *key, const char *const names[], int dflt,

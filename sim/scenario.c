@@ -156,7 +156,7 @@ static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, c
 
 static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_error *e)
 {
-	static const char *const keys[] = { "duration", "warmup", "seed", "aslr", NULL };
+	static const char *const keys[] = { "duration", "warmup", "seed", "aslr", "max_memory", "max_events", NULL };
 	bool aslr;
 
 	if (run && (cfg_expect(run, YT_MAP, "run", e) < 0 || cfg_check_keys(run, "run", keys, e) < 0))
@@ -164,7 +164,10 @@ static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_e
 	if (cfg_get_duration(run, "duration", 10 * PS_PER_MS, 1, SCENARIO_MAX_SIM_PS, &sc->duration, e) < 0 ||
 	    cfg_get_duration(run, "warmup", 1 * PS_PER_MS, 0, SCENARIO_MAX_SIM_PS, &sc->warmup, e) < 0 ||
 	    cfg_get_u64(run, "seed", 1, 0, UINT64_MAX, &sc->seed, e) < 0 ||
-	    cfg_get_bool(run, "aslr", true, &aslr, e) < 0)
+	    cfg_get_bool(run, "aslr", true, &aslr, e) < 0 ||
+	    cfg_get_size(run, "max_memory", SCENARIO_DEFAULT_MAX_MEMORY, 1ull << 20, UINT64_MAX, &sc->max_memory,
+			 e) < 0 ||
+	    cfg_get_u64(run, "max_events", SCENARIO_DEFAULT_MAX_EVENTS, 1, UINT64_MAX, &sc->max_events, e) < 0)
 		return -1;
 	if (sc->duration + sc->warmup > SCENARIO_MAX_SIM_PS)
 		return fs_fail_at(e, &run->mark, "run: warmup + duration exceed the limit of 3600 s simulated");

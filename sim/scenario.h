@@ -28,6 +28,11 @@
  * (each one an event and a row of the result file's time series): the longest
  * run at the default 100us, so only a shorter interval can pass it. */
 #define SCENARIO_MAX_INTERVALS (SCENARIO_MAX_SIM_PS / 100000000ull)
+/* Defaults of run.max_memory and run.max_events (sim/estimate.h): a sixth of
+ * the 24 GiB machines futexsim is developed on, and an upper bound of events
+ * that takes minutes, not hours, at the simulator's usual 5-20M events/s. */
+#define SCENARIO_DEFAULT_MAX_MEMORY (4ull << 30)
+#define SCENARIO_DEFAULT_MAX_EVENTS 10000000000ull
 
 struct scenario {
 	struct yt_doc *doc;
@@ -56,6 +61,9 @@ struct scenario {
 	bool per_thread;              /* print perf's per-thread lines */
 	uint32_t hottest_lines;       /* lines listed in the summary */
 	simtime_t interval;           /* output.interval: time series resolution */
+
+	uint64_t max_memory;          /* run.max_memory: bytes the model may take (sim/estimate.h) */
+	uint64_t max_events;          /* run.max_events: engine events a run may need */
 };
 
 /* Loads `path`, applies `sets` ("dotted.path=VALUE") in order, resolves presets

@@ -1,5 +1,7 @@
 #include "sim/sim.h"
 
+#include "sim/estimate.h"
+
 #include <string.h>
 
 /* The measuring window starts: counters restart from zero. */
@@ -28,8 +30,13 @@ static void wl_op_done(void *ctx, struct task *t)
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 {
 	uint32_t ntasks = sc->wl_type->ntasks(sc->wl_params);
+	struct estimate est;
 
 	memset(s, 0, sizeof(*s));
+	/* refused before anything is allocated, rather than killed by the OS halfway */
+	estimate_memory(sc, &est);
+	if (estimate_check_memory(sc, &est, e) < 0)
+		return -1;
 	s->sc = sc;
 	s->nthreads = sc->wl_type->nthreads(sc->wl_params);
 	s->m = &sc->machine;
@@ -55,7 +62,11 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->tasks.wakeup_latency_ps = s->k->wakeup_latency_ps;
 	s->tasks.window_start = s->warmup_end;
 	s->tasks.window_end = s->end;
-	return sc->wl_type->setup(s, sc->wl_params, &s->wl, e);
+	if (sc->wl_type->setup(s, sc->wl_params, &s->wl, e) < 0)
+		return -1;
+	/* built (cheap next to the run): its programs bound the events */
+	estimate_events(s, &est);
+	return estimate_check_events(sc, &est, e);
 }
 
 void sim_start(struct sim *s)

@@ -43,6 +43,78 @@ static void assert_error(int rc, const struct fs_error *e, const char *message)
 		ck_assert_str_eq(e->msg, message);
 }
 
+/* ---- memory sizes ------------------------------------------------------------ */
+
+static const struct {
+	const char *text;
+	uint64_t value;      /* when message is NULL */
+	const char *message; /* NULL: accepted */
+} size_cases[] = {
+	{ "4GiB", 4294967296ull, NULL },
+	{ "512MiB", 536870912ull, NULL },
+	{ "1536 MiB", 1610612736ull, NULL },
+	{ "100MB", 100000000ull, NULL },
+	{ "64 kB", 64000ull, NULL },
+	{ "2KiB", 2048ull, NULL },
+	{ "1TiB", 1099511627776ull, NULL },
+	{ "3TB", 3000000000000ull, NULL },
+	{ "1_000B", 1000ull, NULL },
+	{ "1.5GiB", 0, AT "m: '1.5GiB' is not a whole number (expected an integer and a unit, e.g. 1536MiB)" },
+	{ "4096", 0, AT "m: a memory size needs a unit: B, kB, MB, GB, TB, KiB, MiB, GiB or TiB (got '4096'; "
+		     "expected e.g. '4096MiB')" },
+	{ "4 gigs", 0, AT "m: unknown unit 'gigs' in '4 gigs' (expected B, kB, MB, GB, TB, KiB, MiB, GiB or TiB)" },
+	{ "4gib", 0, AT "m: unknown unit 'gib' in '4gib'*" },
+	{ "lots", 0, AT "m: 'lots' is not a memory size*" },
+	{ "-1GiB", 0, AT "m: '-1GiB' is not a memory size*" },
+	{ "1e3MB", 0, AT "m: unknown unit 'e3MB' in '1e3MB'*" },
+	{ "99999999999999999999B", 0, AT "m: '99999999999999999999B' is out of range*" },
+	/* 2^64 bytes: the multiplication must not wrap */
+	{ "16777216TiB", 0, AT "m: '16777216TiB' is out of range (expected at least 1000 bytes)" },
+	{ "999B", 0, AT "m: '999B' is out of range (expected at least 1000 bytes)" },
+};
+
+START_TEST(test_size)
+{
+	struct yt_doc *d = yt_doc_new();
+	struct fs_error e = { 0 };
+	uint64_t v = 7;
+	int rc = cfg_parse_size(scalar(d, size_cases[_i].text, false), "m", 1000, MAX, &v, &e);
+
+	if (size_cases[_i].message) {
+		assert_error(rc, &e, size_cases[_i].message);
+		ck_assert_uint_eq(v, 7);
+	} else {
+		ck_assert_msg(rc == 0, "'%s': %s", size_cases[_i].text, e.msg);
+		ck_assert_uint_eq(v, size_cases[_i].value);
+	}
+	yt_doc_free(d);
+}
+END_TEST
+
+START_TEST(test_size_quoted_and_get)
+{
+	struct yt_doc *d = yt_doc_new();
+	struct fs_error e = { 0 };
+	struct yt_node *run = load(d, "max_memory: 2GiB\n");
+	uint64_t v = 0;
+
+	assert_error(cfg_parse_size(scalar(d, "4GiB", true), "m", 0, MAX, &v, &e),
+		     &e, AT "m: expected a memory size, got a string ('4GiB' is quoted; remove the quotes)");
+	ck_assert_int_eq(cfg_get_size(run, "max_memory", 5, 0, MAX, &v, &e), 0);
+	ck_assert_uint_eq(v, 2ull << 30);
+	/* an absent key takes the default, recorded in a form that reads back the same */
+	yt_doc_record_defaults(d, true);
+	ck_assert_int_eq(cfg_get_size(run, "other", 3ull << 30, 0, MAX, &v, &e), 0);
+	ck_assert_uint_eq(v, 3ull << 30);
+	ck_assert_str_eq(yt_get(run, "other")->scalar, "3072MiB");
+	ck_assert_int_eq(cfg_get_size(run, "odd", 1000, 0, MAX, &v, &e), 0);
+	ck_assert_str_eq(yt_get(run, "odd")->scalar, "1000B");
+	ck_assert_int_eq(cfg_parse_size(yt_get(run, "odd"), "odd", 0, MAX, &v, &e), 0);
+	ck_assert_uint_eq(v, 1000);
+	yt_doc_free(d);
+}
+END_TEST
+
 /* ---- integers --------------------------------------------------------------- */
 
 static const struct {
@@ -839,6 +911,11 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_cost, 0, N(cost_cases));
 	tcase_add_loop_test(tc, test_cost_ps, 0, N(cost_ps_cases));
 	tcase_add_test(tc, test_cost_helpers_and_get);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sizes");
+	tcase_add_loop_test(tc, test_size, 0, N(size_cases));
+	tcase_add_test(tc, test_size_quoted_and_get);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("frequencies");

@@ -1,0 +1,55 @@
+/* What a scenario will cost before it is built: host memory and engine events.
+ *
+ * sim_build() refuses a scenario whose estimate exceeds run.max_memory or
+ * run.max_events (FS_ERR_LIMIT, exit status 5) instead of letting the OS kill
+ * it halfway, and the message gives the estimate and what drives it.
+ *
+ * Memory (estimate_memory, from the parsed scenario alone, nothing allocated):
+ * cache lines (the coherence state, sharer sets, addresses, labels and the
+ * address map of each), the futex tables' buckets and spinlocks, per-CPU and
+ * per-process kernel objects, the workload's own arrays, the time series
+ * buffers, and what the result file's writer gathers per line and bucket.
+ * Growable arrays are counted at the capacity they double to. It is meant to
+ * be within a factor of two of the peak heap (tests/check_estimate.c holds it
+ * to that against the measured peak RSS).
+ *
+ * Events (estimate_events, on the built simulation before it runs): every
+ * task's op takes at least its program's local work (loop, syscall and the
+ * path's costs; accesses and lock waits only add to it), so ops <= tasks x
+ * simulated time / that floor, and each op schedules at most one event per
+ * micro-op; plus one event per output.interval. An upper bound, typically 2-10
+ * times the events a run really handles. A floor of 0 ps means an op takes no
+ * simulated time, so a run would never end: that scenario is refused as bad
+ * input (FS_ERR_INPUT) with the reason.
+ */
+#ifndef FUTEXSIM_ESTIMATE_H
+#define FUTEXSIM_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "sim/error.h"
+#include "sim/scenario.h"
+
+struct sim;
+
+struct estimate {
+	uint64_t bytes;       /* peak heap of the model, results included */
+	uint64_t lines;       /* simulated cache lines */
+	uint64_t buckets;     /* futex hash buckets over every table */
+	uint64_t targets;     /* per-futex records of the workload */
+	uint64_t events;      /* engine events, an upper bound (estimate_events) */
+	uint64_t ops;         /* ops, an upper bound */
+	simtime_t op_floor_ps;/* the least simulated time one op takes */
+};
+
+/* Memory of `sc` (fills bytes, lines, buckets, targets). */
+void estimate_memory(const struct scenario *sc, struct estimate *est);
+/* Events of the built `s` (fills events, ops, op_floor_ps); UINT64_MAX when an
+ * op takes no simulated time. */
+void estimate_events(const struct sim *s, struct estimate *est);
+
+/* Fail (FS_ERR_LIMIT) when the estimate exceeds sc->max_memory / max_events. */
+int estimate_check_memory(const struct scenario *sc, const struct estimate *est, struct fs_error *e);
+int estimate_check_events(const struct scenario *sc, const struct estimate *est, struct fs_error *e);
+
+#endif
