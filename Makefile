@@ -28,7 +28,9 @@ CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototype
             -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
             -DFUTEXSIM_VERSION='"$(VERSION)"' -DFUTEXSIM_GIT_REV='"$(GIT_REV)"' \
             -DFUTEXSIM_CONFIG_DIR='"$(CURDIR)/configs"' \
-            -I. $(SANITIZE)
+            -I. $(SANITIZE) $(if $(SANITIZE),-DFUTEXSIM_DEBUG)
+# FUTEXSIM_DEBUG (sanitized builds): model invariants such as mutual exclusion
+# abort the run when violated, instead of only being counted.
 DEP_CFLAGS = $(shell pkg-config --cflags gsl yaml-0.1 hdf5 2>/dev/null)
 # hdf5_hl (H5DOappend) has no .pc file of its own: it sits beside libhdf5.
 DEP_LIBS   = $(shell pkg-config --libs-only-L hdf5 2>/dev/null) -lhdf5_hl \

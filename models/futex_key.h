@@ -48,6 +48,15 @@ static inline struct futex_key futex_key_mm_shared(uint64_t mm, uint64_t uaddr)
 				   (uint32_t)(uaddr % FUTEX_PAGE_SIZE) | FUT_OFF_MMSHARED };
 }
 
+/* Shared futex in a file mapping (shm, memfd, a mapped file): the kernel keys it
+ * by the inode's i_seq and the page's index in the file (pgoff), the same in every
+ * process. */
+static inline struct futex_key futex_key_inode(uint64_t inode_seq, uint64_t file_offset)
+{
+	return (struct futex_key){ inode_seq, file_offset / FUTEX_PAGE_SIZE,
+				   (uint32_t)(file_offset % FUTEX_PAGE_SIZE) | FUT_OFF_INODE };
+}
+
 static inline bool futex_key_is_private(const struct futex_key *k)
 {
 	return (k->offset & (FUT_OFF_INODE | FUT_OFF_MMSHARED)) == 0;

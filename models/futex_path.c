@@ -8,7 +8,10 @@
 const char *const futex_step_names[] = {
 	"syscall", "get_key", "hash_lookup", "wait_setup", "waiters_inc",
 	"lock", "read_uval", "waiters_dec", "unlock", "hash_put",
-	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put", NULL,
+	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put",
+	"queue", "sleep", "waiters_pending", "wake_walk",
+	"get_key2", "hash_lookup2", "waiters_inc2", "waiters_dec2", "double_lock", "cmp_uval", "requeue_walk",
+	"double_unlock", "hash_put2", NULL,
 };
 
 int futex_step_find(const char *name)
@@ -90,9 +93,31 @@ static void step_wait_setup(struct path_builder *b)
 	path_emit_work(b, b->costs_ps[KC_WAIT_SETUP]);
 }
 
-static void step_waiters(struct path_builder *b)
+/* waiters++ / waiters--: an RMW on the field's line that also keeps the count a
+ * waker reads (futex_hb_waiters_pending) */
+static void emit_waiters(struct path_builder *b, enum uop_operand bucket, bool inc)
 {
-	path_emit_access(b, ACCESS_RMW, OPND_BUCKET_FIELD, BF_WAITERS);
+	path_emit(b, (struct uop){ .kind = UOP_WAITERS, .operand = (uint8_t)bucket, .arg = inc });
+}
+
+static void step_waiters_inc(struct path_builder *b)
+{
+	emit_waiters(b, OPND_BUCKET_FIELD, true);
+}
+
+static void step_waiters_dec(struct path_builder *b)
+{
+	emit_waiters(b, OPND_BUCKET_FIELD, false);
+}
+
+static void step_waiters_inc2(struct path_builder *b)
+{
+	emit_waiters(b, OPND_BUCKET2_FIELD, true);
+}
+
+static void step_waiters_dec2(struct path_builder *b)
+{
+	emit_waiters(b, OPND_BUCKET2_FIELD, false);
 }
 
 static void step_lock(struct path_builder *b)
@@ -113,12 +138,77 @@ static void step_unlock(struct path_builder *b)
 	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_BUCKET_LOCK });
 }
 
-static void step_hash_put(struct path_builder *b)
+static void emit_hash_put(struct path_builder *b, enum uop_operand bucket)
 {
 	if (b->k->bucket.off[BF_PRIV] != LAYOUT_ABSENT)
-		path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV);
+		path_emit_access(b, ACCESS_READ, bucket, BF_PRIV);
 	if (uses_private_hash(b))
 		b->k->private_hash.refcount->emit_put(b);
+}
+
+static void step_hash_put(struct path_builder *b)
+{
+	emit_hash_put(b, OPND_BUCKET_FIELD);
+}
+
+static void step_hash_put2(struct path_builder *b)
+{
+	emit_hash_put(b, OPND_BUCKET2_FIELD);
+}
+
+/* futex_queue: link our futex_q into the bucket's chain (a write of the chain's line) */
+static void step_queue(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN);
+	path_emit(b, (struct uop){ .kind = UOP_QUEUE, .operand = OPND_NONE });
+}
+
+static void step_sleep(struct path_builder *b)
+{
+	path_emit_work(b, b->costs_ps[KC_SCHEDULE]);
+	path_emit(b, (struct uop){ .kind = UOP_SLEEP, .operand = OPND_NONE });
+}
+
+/* futex_hb_waiters_pending: nobody waits, skip to after the unlock (patched) */
+static void step_waiters_pending(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_WAITERS);
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NO_WAITERS, .operand = OPND_NONE });
+}
+
+static void step_wake_walk(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .arg = 0,
+				   .work_ps = b->costs_ps[KC_CHAIN_ENTRY] });
+}
+
+static void step_requeue_walk(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .arg = 1,
+				   .work_ps = b->costs_ps[KC_CHAIN_ENTRY] });
+}
+
+/* double_lock_hb: the lower-addressed bucket first, then the other if it differs */
+static void step_double_lock(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_FIRST,
+				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_SECOND,
+				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
+}
+
+static void step_double_unlock(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_LOCK_FIRST });
+	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_LOCK_SECOND });
+}
+
+/* the requeue's value check: a changed value ends it (patched to the double unlock) */
+static void step_cmp_uval(struct path_builder *b)
+{
+	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
+	path_emit_access(b, ACCESS_READ, OPND_WORD_LINE, 0);
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_VALUE_NE, .operand = OPND_NONE });
 }
 
 /* Before 2.6.22 every futex op looked the futex up through the mm; afterwards only
@@ -164,15 +254,15 @@ struct step_def {
 	int needs_field; /* bucket field the step cannot do without, or -1 */
 };
 
-static const struct step_def steps[STEP_NSTEPS] = {
+static const struct step_def step_defs[STEP_NSTEPS] = {
 	[STEP_SYSCALL] = { step_syscall, -1 },
 	[STEP_GET_KEY] = { step_get_key, -1 },
 	[STEP_HASH_LOOKUP] = { step_hash_lookup, -1 },
 	[STEP_WAIT_SETUP] = { step_wait_setup, -1 },
-	[STEP_WAITERS_INC] = { step_waiters, BF_WAITERS },
+	[STEP_WAITERS_INC] = { step_waiters_inc, BF_WAITERS },
 	[STEP_LOCK] = { step_lock, BF_LOCK },
 	[STEP_READ_UVAL] = { step_read_uval, -1 },
-	[STEP_WAITERS_DEC] = { step_waiters, BF_WAITERS },
+	[STEP_WAITERS_DEC] = { step_waiters_dec, BF_WAITERS },
 	[STEP_UNLOCK] = { step_unlock, BF_LOCK },
 	[STEP_HASH_PUT] = { step_hash_put, -1 },
 	[STEP_MMAP_READ_LOCK] = { step_mmap_read_lock, -1 },
@@ -180,44 +270,131 @@ static const struct step_def steps[STEP_NSTEPS] = {
 	[STEP_FIND_VMA] = { step_find_vma, -1 },
 	[STEP_KEY_REF_GET] = { step_key_ref, -1 },
 	[STEP_KEY_REF_PUT] = { step_key_ref, -1 },
+	[STEP_QUEUE] = { step_queue, BF_CHAIN },
+	[STEP_SLEEP] = { step_sleep, -1 },
+	[STEP_WAITERS_PENDING] = { step_waiters_pending, BF_WAITERS },
+	[STEP_WAKE_WALK] = { step_wake_walk, BF_CHAIN },
+	[STEP_GET_KEY2] = { step_get_key, -1 },
+	[STEP_HASH_LOOKUP2] = { step_hash_lookup, -1 },
+	[STEP_WAITERS_INC2] = { step_waiters_inc2, BF_WAITERS },
+	[STEP_WAITERS_DEC2] = { step_waiters_dec2, BF_WAITERS },
+	[STEP_DOUBLE_LOCK] = { step_double_lock, BF_LOCK },
+	[STEP_CMP_UVAL] = { step_cmp_uval, -1 },
+	[STEP_REQUEUE_WALK] = { step_requeue_walk, BF_CHAIN },
+	[STEP_DOUBLE_UNLOCK] = { step_double_unlock, BF_LOCK },
+	[STEP_HASH_PUT2] = { step_hash_put2, -1 },
 };
 
-/* A path must leave the bucket unlocked: every lock is followed by one unlock. */
-static int check_locking(const struct kernel_path *p, const char *op, struct fs_error *e)
+/* A path must leave the buckets unlocked: each lock (double_lock) is followed by one
+ * unlock (double_unlock). */
+static int check_locking(const uint8_t *steps, uint32_t n, const char *op, struct fs_error *e)
 {
-	int held = 0;
+	static const struct {
+		uint8_t lock, unlock;
+	} pairs[2] = { { STEP_LOCK, STEP_UNLOCK }, { STEP_DOUBLE_LOCK, STEP_DOUBLE_UNLOCK } };
 
-	for (uint32_t i = 0; i < p->nsteps; i++) {
-		if (p->steps[i] == STEP_LOCK && held++)
-			return fs_fail(e, FS_ERR_INPUT, "kernel path %s: 'lock' while the bucket lock is held", op);
-		if (p->steps[i] == STEP_UNLOCK && !held--)
-			return fs_fail(e, FS_ERR_INPUT, "kernel path %s: 'unlock' without 'lock'", op);
+	for (int k = 0; k < 2; k++) {
+		int held = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			if (steps[i] == pairs[k].lock && held++)
+				return fs_fail(e, FS_ERR_INPUT, "kernel path %s: '%s' while the bucket lock is held", op,
+					       futex_step_names[pairs[k].lock]);
+			if (steps[i] == pairs[k].unlock && !held--)
+				return fs_fail(e, FS_ERR_INPUT, "kernel path %s: '%s' without '%s'", op,
+					       futex_step_names[pairs[k].unlock], futex_step_names[pairs[k].lock]);
+		}
+		if (held)
+			return fs_fail(e, FS_ERR_INPUT, "kernel path %s: '%s' without '%s'", op,
+				       futex_step_names[pairs[k].lock], futex_step_names[pairs[k].unlock]);
 	}
-	if (held)
-		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: 'lock' without 'unlock'", op);
 	return 0;
 }
 
-int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e)
+/* Emits `n` steps. A branch a step emits (waiters_pending, cmp_uval) jumps past the
+ * next unlock or to the next double_unlock: its target is patched when that step is reached. */
+static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, const char *name, struct fs_error *e)
 {
-	const struct kernel_path *p = &b->k->paths[op];
-	const char *name = futex_op_kind_names[op];
+	int32_t pending = -1;  /* index of a branch waiting for its target */
+	uint8_t target_step = 0;
+	bool after = false;
 
-	if (check_locking(p, name, e) < 0)
-		return -1;
-	for (uint32_t i = 0; i < p->nsteps; i++) {
-		const struct step_def *s = &steps[p->steps[i]];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct step_def *s = &step_defs[list[i]];
 
 		if (s->needs_field >= 0 && b->k->bucket.off[s->needs_field] == LAYOUT_ABSENT)
-			return fs_fail(e, FS_ERR_INPUT,
-				       "kernel path %s: step '%s' needs layout.bucket.fields.%s", name,
-				       futex_step_names[p->steps[i]], bucket_field_names[s->needs_field]);
+			return fs_fail(e, FS_ERR_INPUT, "kernel path %s: step '%s' needs layout.bucket.fields.%s", name,
+				       futex_step_names[list[i]], bucket_field_names[s->needs_field]);
+		if (pending >= 0 && list[i] == target_step && !after) {
+			b->uops[pending].arg = b->n;
+			pending = -1;
+		}
 		s->emit(b);
 		if (b->missing_line)
 			return fs_fail(e, FS_ERR_INPUT,
 				       "kernel path %s: step '%s' touches an mm or private-hash field the layout "
 				       "does not have (layout.mm / layout.private_hash_header)",
-				       name, futex_step_names[p->steps[i]]);
+				       name, futex_step_names[list[i]]);
+		if (pending >= 0 && list[i] == target_step && after) {
+			b->uops[pending].arg = b->n;
+			pending = -1;
+		}
+		if ((list[i] == STEP_WAITERS_PENDING || list[i] == STEP_CMP_UVAL) && !b->overflow) {
+			pending = (int32_t)b->n - 1;
+			target_step = list[i] == STEP_WAITERS_PENDING ? STEP_UNLOCK : STEP_DOUBLE_UNLOCK;
+			after = list[i] == STEP_WAITERS_PENDING;
+		}
+	}
+	if (pending >= 0)
+		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: '%s' needs a later '%s' to skip to", name,
+			       target_step == STEP_UNLOCK ? "waiters_pending" : "cmp_uval", futex_step_names[target_step]);
+	return 0;
+}
+
+/* FUTEX_WAIT: wait_eagain's steps through read_uval, then the value check choosing
+ * between wait_block (queue and sleep) and the rest of wait_eagain. */
+static int build_wait(struct path_builder *b, struct fs_error *e)
+{
+	const struct kernel_path *eagain = &b->k->paths[FOP_WAIT_EAGAIN], *block = &b->k->paths[FOP_WAIT_BLOCK];
+	uint8_t seq[2 * KERNEL_MAX_STEPS];
+	uint32_t split = 0, branch, jump;
+
+	while (split < eagain->nsteps && eagain->steps[split] != STEP_READ_UVAL)
+		split++;
+	if (split == eagain->nsteps)
+		return fs_fail(e, FS_ERR_INPUT, "kernel path wait_eagain: a blocking wait needs 'read_uval' in it");
+	split++;
+	/* both ways out must leave the lock as they found it */
+	memcpy(seq, eagain->steps, split);
+	memcpy(seq + split, block->steps, block->nsteps);
+	if (check_locking(seq, split + block->nsteps, "wait_eagain + wait_block", e) < 0 ||
+	    emit_steps(b, eagain->steps, split, "wait_eagain", e) < 0)
+		return -1;
+	branch = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_VALUE_NE, .operand = OPND_NONE });
+	if (emit_steps(b, block->steps, block->nsteps, "wait_block", e) < 0)
+		return -1;
+	jump = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_JUMP, .operand = OPND_NONE });
+	if (!b->overflow)
+		b->uops[branch].arg = b->n;
+	if (emit_steps(b, eagain->steps + split, eagain->nsteps - split, "wait_eagain", e) < 0)
+		return -1;
+	if (!b->overflow)
+		b->uops[jump].arg = b->n;
+	return 0;
+}
+
+int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e)
+{
+	const char *name = op == FOP_WAIT ? "wait" : futex_op_kind_names[op];
+	const struct kernel_path *p = &b->k->paths[op == FOP_WAIT ? FOP_WAIT_EAGAIN : op];
+
+	if (op == FOP_WAIT) {
+		if (build_wait(b, e) < 0)
+			return -1;
+	} else if (check_locking(p->steps, p->nsteps, name, e) < 0 || emit_steps(b, p->steps, p->nsteps, name, e) < 0) {
+		return -1;
 	}
 	if (b->overflow)
 		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: more than %u micro-operations", name, b->cap);

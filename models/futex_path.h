@@ -55,16 +55,47 @@ enum futex_step {
 	STEP_FIND_VMA,
 	STEP_KEY_REF_GET,
 	STEP_KEY_REF_PUT,
+	STEP_QUEUE,
+	STEP_SLEEP,
+	STEP_WAITERS_PENDING,
+	STEP_WAKE_WALK,
+	STEP_GET_KEY2,
+	STEP_HASH_LOOKUP2,
+	STEP_WAITERS_INC2,
+	STEP_WAITERS_DEC2,
+	STEP_DOUBLE_LOCK,
+	STEP_CMP_UVAL,
+	STEP_REQUEUE_WALK,
+	STEP_DOUBLE_UNLOCK,
+	STEP_HASH_PUT2,
 	STEP_NSTEPS
 };
 extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
 
 enum uop_kind {
-	UOP_WORK,   /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean) */
-	UOP_ACCESS, /* a line access: access, operand */
-	UOP_LOCK,   /* take the operand's spinlock (work_ps: the contended slow path's local work) */
+	UOP_WORK,    /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean;
+			OPND_TASK_WORK: the task's work_ps) */
+	UOP_ACCESS,  /* a line access: access, operand */
+	UOP_LOCK,    /* take the operand's spinlock (work_ps: the contended slow path's local work) */
 	UOP_UNLOCK,
-	UOP_RWSEM   /* access = enum rwsem_op on rwsem arg */
+	UOP_RWSEM,   /* access = enum rwsem_op on rwsem arg */
+	UOP_USER,    /* access = enum user_op on the task's futex word (its value and its line) */
+	UOP_BRANCH,  /* access = enum branch_cond: when it holds, jump to uop arg */
+	UOP_JUMP,    /* continue at uop arg */
+	UOP_WAITERS, /* RMW of the operand bucket's waiters field; arg 1 = +1, 0 = -1 */
+	UOP_QUEUE,   /* put the task on its target bucket's chain, waiting on its word */
+	UOP_SLEEP,   /* leave the CPU until woken (at once if already woken) */
+	UOP_WALK     /* walk the target bucket's chain: wake up to nwake waiters of the word;
+			arg 1: then move up to nrequeue more to the second target (requeue) */
+};
+
+/* UOP_USER: what user space does to its futex word. */
+enum user_op { USER_LOAD, USER_STORE, USER_XCHG, USER_CAS };
+
+/* UOP_BRANCH conditions. */
+enum branch_cond {
+	BR_VALUE_NE,   /* the task's futex word no longer holds the expected value */
+	BR_NO_WAITERS  /* the target bucket's waiters count is 0 */
 };
 
 /* Where a micro-op's line or lock comes from. */
@@ -75,7 +106,11 @@ enum uop_operand {
 	OPND_BUCKET_LOCK,  /* the target bucket's spinlock */
 	OPND_WORD_LINE,    /* the target futex word's line */
 	OPND_PAGE_LINE,    /* the line of the target word's struct page */
-	OPND_RANDOM_EXP    /* UOP_WORK: a random duration */
+	OPND_RANDOM_EXP,   /* UOP_WORK: a random duration */
+	OPND_BUCKET2_FIELD,/* the second target's bucket field (requeue) */
+	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
+	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
+	OPND_TASK_WORK     /* UOP_WORK: the duration in task.work_ps (a workload's draw) */
 };
 
 struct uop {
@@ -87,6 +122,16 @@ struct uop {
 };
 
 struct futex_table;
+
+/* A futex word in user memory: its value, where it is, whose it is. */
+struct futex_word {
+	uint64_t uaddr;
+	uint32_t value;
+	uint32_t line;       /* the line holding it */
+	uint32_t page_line;  /* the line of its struct page */
+	uint32_t pid;        /* the process it belongs to (private futexes) */
+	bool shared;         /* in a shared mapping: keyed by inode, always the global table */
+};
 
 /* What one futex op touches, resolved per op by the workload. */
 struct op_target {
@@ -121,7 +166,10 @@ void path_emit_work(struct path_builder *b, simtime_t ps);
 void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg);
 
 /* Appends the micro-ops of operation `op` of the design to b's program. Fails when
- * the design's layout lacks a field a step needs or the program overflows. */
+ * the design's layout lacks a field a step needs or the program overflows.
+ * FOP_WAIT is the wait_eagain path up to the value check, then either the
+ * wait_block steps (the value still matches: queue and sleep) or the rest of the
+ * wait_eagain path. */
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e);
 
 /* Name lookup for YAML (-1 when unknown). */

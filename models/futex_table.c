@@ -16,6 +16,9 @@ static void table_free(struct futex_table *t)
 	free((char *)t->name);
 	free(t->field_lines);
 	free(t->hashed);
+	free(t->chain_head);
+	free(t->chain_tail);
+	free(t->waiters);
 	free(t);
 }
 
@@ -68,9 +71,15 @@ static struct futex_table *table_create(struct futex_tables *ft, const char *nam
 	memcpy(t->off, bl->off, sizeof(t->off));
 	t->field_lines = malloc((size_t)size * BF_NFIELDS * sizeof(*t->field_lines));
 	t->hashed = calloc(size, sizeof(*t->hashed));
+	t->chain_head = malloc((size_t)size * sizeof(*t->chain_head));
+	t->chain_tail = malloc((size_t)size * sizeof(*t->chain_tail));
+	t->waiters = calloc(size, sizeof(*t->waiters));
 	object = memmap_object(ft->mem, name, "bucket", bucket_field_names);
-	if (!t->name || !t->field_lines || !t->hashed || object == MEMMAP_NONE)
+	if (!t->name || !t->field_lines || !t->hashed || !t->chain_head || !t->chain_tail || !t->waiters ||
+	    object == MEMMAP_NONE)
 		goto oom;
+	memset(t->chain_head, 0xff, (size_t)size * sizeof(*t->chain_head));
+	memset(t->chain_tail, 0xff, (size_t)size * sizeof(*t->chain_tail));
 	for (uint32_t b = 0; b < size; b++) {
 		uint64_t bucket_addr = base + (uint64_t)b * bl->size;
 
@@ -174,6 +183,7 @@ void futex_tables_free(struct futex_tables *ft)
 	for (uint32_t p = 0; p < ft->nprocs; p++)
 		free(ft->procs[p].percpu_ref_lines);
 	free(ft->procs);
+	free(ft->resizes);
 	free(ft->qnode_lines);
 	memset(ft, 0, sizeof(*ft));
 }
@@ -254,10 +264,11 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 	return 0;
 }
 
-int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, bool *grew,
-				struct fs_error *e)
+int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, simtime_t now,
+				bool *grew, struct fs_error *e)
 {
 	struct process *p = &ft->procs[pid];
+	struct futex_resize *log;
 	uint32_t size;
 
 	*grew = false;
@@ -268,11 +279,24 @@ int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t 
 	size = kernel_private_buckets(ft->k, nthreads, ft->m->ncpus, ft->global_buckets);
 	if (!p->phash || size <= p->phash->size)
 		return 0;
+	log = realloc(ft->resizes, (ft->nresizes + 1) * sizeof(*log));
+	if (!log)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	ft->resizes = log;
+	log[ft->nresizes] = (struct futex_resize){ pid, p->phash->size, size, now, SIMTIME_MAX };
 	p->resizes++;
 	if (add_private_hash(ft, p, size, e) < 0)
 		return -1;
+	ft->nresizes++;
 	*grew = true;
 	return 0;
+}
+
+void futex_tables_resize_done(struct futex_tables *ft, uint32_t pid, simtime_t now)
+{
+	for (uint32_t i = 0; i < ft->nresizes; i++)
+		if (ft->resizes[i].pid == pid && ft->resizes[i].end == SIMTIME_MAX)
+			ft->resizes[i].end = now;
 }
 
 /* The global table of a key: by the hash (6.16+: the bits above the bucket index),
@@ -312,6 +336,17 @@ struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uin
 	}
 	target.table = t;
 	target.bucket = t->hash->index(h, t->size);
+	t->hashed[target.bucket]++;
+	return target;
+}
+
+struct op_target futex_tables_resolve_inode(struct futex_tables *ft, uint64_t inode_seq, uint64_t file_offset)
+{
+	struct futex_key key = futex_key_inode(inode_seq, file_offset);
+	uint32_t h = ft->tables[0]->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
+	const struct futex_table *t = global_table(ft, &key, 0, h);
+	struct op_target target = { .table = t, .bucket = t->hash->index(h, t->size) };
+
 	t->hashed[target.bucket]++;
 	return target;
 }

@@ -43,6 +43,10 @@ struct futex_table {
 	int32_t off[BF_NFIELDS];
 	uint32_t lock0;          /* bucket b's spinlock is lock0 + b */
 	uint32_t *hashed;        /* futexes resolved to each bucket (occupancy, setup-time) */
+	/* runtime state of each bucket: its chain of waiting tasks (linked through
+	 * task.chain_next, FUTEX_CHAIN_END terminated) and its waiters count */
+	uint32_t *chain_head, *chain_tail;
+	uint32_t *waiters;
 };
 
 struct process {
@@ -59,7 +63,16 @@ struct process {
 	uint32_t *percpu_ref_lines;       /* per CPU: its futex reference counter */
 };
 
+/* A private hash replacement: from the thread creation that grew it to its
+ * publication (end = SIMTIME_MAX while pending). */
+struct futex_resize {
+	uint32_t pid;
+	uint32_t from, to;        /* buckets */
+	simtime_t start, end;
+};
+
 #define FUTEX_MAX_TABLES 4096u
+#define FUTEX_CHAIN_END UINT32_MAX
 
 struct futex_tables {
 	const struct kernel_design *k;
@@ -75,6 +88,8 @@ struct futex_tables {
 
 	uint32_t nprocs;
 	struct process *procs;
+	uint32_t nresizes;
+	struct futex_resize *resizes;     /* in order of start */
 
 	uint32_t *qnode_lines;             /* per CPU: its MCS queue node */
 	uint32_t bucket_object;            /* memmap objects, per table kind */
@@ -89,17 +104,24 @@ void futex_tables_free(struct futex_tables *ft);
 int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_t home_node, uint32_t *pid,
 			     struct fs_error *e);
 
-/* The process now has `nthreads` threads: where the design auto-sizes the private
- * hash and the new size is larger, a new hash replaces it (the old one stays for
- * ops that still use it) and *grew is set. Callers re-resolve the process's futexes. */
-int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, bool *grew,
-				struct fs_error *e);
+/* The process now has `nthreads` threads (at time `now`): where the design
+ * auto-sizes the private hash and the new size is larger, a new hash replaces it
+ * (the old one stays for ops that still use it), a resize is logged and *grew is
+ * set. Callers re-resolve the process's futexes and end the resize when the new
+ * hash is in use: futex_tables_resize_done ends every pending resize of `pid` (one
+ * publication may cover several growths). */
+int futex_tables_thread_created(struct futex_tables *ft, uint32_t pid, uint32_t nthreads, simtime_t now,
+				bool *grew, struct fs_error *e);
+void futex_tables_resize_done(struct futex_tables *ft, uint32_t pid, simtime_t now);
 
 /* Table and bucket of the futex at `uaddr` of process `pid`; counts it in the
  * bucket's occupancy. `numa_node` >= 0 is a FUTEX2_NUMA futex's node: that node's
  * global table, bypassing the private hash. The line fields are left to the caller. */
 struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared,
 				      int numa_node);
+/* A futex in a shared file mapping: keyed by the inode (its i_seq) and the offset
+ * in the file, so every process mapping it finds the same global bucket. */
+struct op_target futex_tables_resolve_inode(struct futex_tables *ft, uint64_t inode_seq, uint64_t file_offset);
 
 static inline uint32_t futex_table_line(const struct futex_table *t, uint32_t bucket, enum bucket_field f)
 {

@@ -1,5 +1,6 @@
 #include "models/kernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "models/futex_path.h"
@@ -10,9 +11,10 @@ const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash
 				       "mmap_cache",   "futex_atomic", NULL };
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
-	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", NULL,
+	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",
+	"schedule", NULL,
 };
-const char *const futex_op_kind_names[] = { "wait_eagain", NULL };
+const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue", NULL };
 
 /* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
  * Hash and refcount costs default to the chosen function's and mode's own figures. */
@@ -23,6 +25,8 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_UVAL_READ] = 30,    /* STAC/CLAC and the exception-table-safe load */
 	[KC_LOCK_SLOWPATH] = 30, /* per-CPU node index, init, encode the tail, barriers */
 	[KC_FIND_VMA] = 60,      /* the mmap_cache check, or a short walk of the VMA rbtree */
+	[KC_CHAIN_ENTRY] = 15,   /* futex_match: compare a queued key with ours, follow the list */
+	[KC_SCHEDULE] = 2000,    /* schedule() away from a waiter to idle, with mitigations (~1 us) */
 };
 
 uint32_t roundup_pow2(uint64_t v)
@@ -253,6 +257,25 @@ static int parse_costs(struct kernel_design *k, const struct yt_node *n, const s
 	return 0;
 }
 
+/* The paths a design need not spell out: those of 6.x kernels (futex-hashing.md s1;
+ * futex_wait_setup/futex_queue, futex_wake, futex_requeue). */
+static const char *const default_paths[FOP_NKINDS] = {
+	[FOP_WAIT_BLOCK] = "queue unlock sleep hash_put",
+	[FOP_WAKE] = "syscall get_key hash_lookup waiters_pending lock wake_walk unlock hash_put",
+	[FOP_REQUEUE] = "syscall get_key get_key2 hash_lookup hash_lookup2 waiters_inc2 double_lock cmp_uval "
+			"requeue_walk double_unlock waiters_dec2 hash_put hash_put2",
+};
+
+static void set_default_path(struct kernel_path *p, const char *steps)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", steps);
+	p->nsteps = 0;
+	for (char *w = strtok_r(buf, " ", &save); w && p->nsteps < KERNEL_MAX_STEPS; w = strtok_r(NULL, " ", &save))
+		p->steps[p->nsteps++] = (uint8_t)futex_step_find(w);
+}
+
 static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
 	if (cfg_expect(n, YT_MAP, "path", e) < 0 || cfg_check_keys(n, "path", futex_op_kind_names, e) < 0)
@@ -261,6 +284,10 @@ static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct 
 		const struct yt_node *list = yt_get(n, futex_op_kind_names[op]);
 		struct kernel_path *p = &k->paths[op];
 
+		if (!list && default_paths[op]) {
+			set_default_path(p, default_paths[op]);
+			continue;
+		}
 		if (!list)
 			return fs_fail_at(e, &n->mark, "path: missing '%s' (a list of steps)",
 					  futex_op_kind_names[op]);
@@ -297,7 +324,8 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
 					    "key_order", "layout", "costs", "hash_costs", "rcu_grace_period",
-					    "wakeup_latency", "private_flag", "path", NULL };
+					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "path",
+					    NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
 
@@ -313,6 +341,12 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	    cfg_get_duration(root, "rcu_grace_period", 2 * PS_PER_MS, 1, PS_PER_S, &k->rcu_grace_period_ps, e) < 0 ||
 	    /* [A]: an IPI or idle exit plus the scheduler's switch-in, a few us */
 	    cfg_get_duration(root, "wakeup_latency", 5 * PS_PER_US, 0, PS_PER_S, &k->wakeup_latency_ps, e) < 0 ||
+	    /* [A]: a direct switch between two runnable threads (state save and restore,
+	     * refilling the caches it disturbed), about 1.5us */
+	    cfg_get_duration(root, "context_switch", 1500 * PS_PER_US / 1000, 0, PS_PER_S, &k->context_switch_ps, e) < 0 ||
+	    /* EEVDF's default slice: base_slice_ns 0.75ms x (1 + log2(min(CPUs, 8))) = 3ms on
+	     * 8+ CPUs (kernel/sched/fair.c, 6.6+) */
+	    cfg_get_duration(root, "timeslice", 3 * PS_PER_MS, 1, PS_PER_S, &k->timeslice_ps, e) < 0 ||
 	    cfg_get_bool(root, "private_flag", true, &k->private_flag, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
 	    parse_costs(k, yt_get(root, "costs"), yt_get(root, "hash_costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)

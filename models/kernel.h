@@ -59,6 +59,8 @@ enum kernel_cost {
 	KC_REF_PUT,      /* refcount put, local part */
 	KC_LOCK_SLOWPATH,/* queued spinlock slow path: setting up the per-CPU MCS node */
 	KC_FIND_VMA,     /* find_vma: walking the VMA tree (2.6 key lookup) */
+	KC_CHAIN_ENTRY,  /* per entry of a bucket's chain walked (key compare) */
+	KC_SCHEDULE,     /* a waiter scheduling out (the switch away from it) */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */
@@ -71,7 +73,14 @@ enum node_select {
 #define KERNEL_MAX_STEPS 32u
 
 /* Which futex operation a path describes. */
-enum futex_op_kind { FOP_WAIT_EAGAIN, FOP_NKINDS };
+enum futex_op_kind {
+	FOP_WAIT_EAGAIN, /* FUTEX_WAIT on a value that does not match */
+	FOP_WAIT_BLOCK,  /* what FUTEX_WAIT does instead after the value check when it matches */
+	FOP_WAKE,        /* FUTEX_WAKE */
+	FOP_REQUEUE,     /* FUTEX_CMP_REQUEUE */
+	FOP_NKINDS,
+	FOP_WAIT = FOP_NKINDS /* for futex_path_build: wait_eagain + wait_block with the branch */
+};
 extern const char *const futex_op_kind_names[];
 
 struct kernel_path {
@@ -107,6 +116,8 @@ struct kernel_design {
 	struct fs_cost costs[KC_NCOSTS];
 	simtime_t rcu_grace_period_ps; /* one RCU grace period (resizes under per-CPU refcounts) */
 	simtime_t wakeup_latency_ps;   /* from waking a sleeping task to it running again */
+	simtime_t context_switch_ps;   /* a CPU switching from one runnable thread to another */
+	simtime_t timeslice_ps;        /* a thread runs this long before others on its CPU get a turn */
 	bool private_flag;             /* FUTEX_PRIVATE_FLAG (2.6.22+): private ops skip the mm lookup */
 	struct kernel_path paths[FOP_NKINDS];
 };

@@ -10,6 +10,13 @@
  * coh_access_ahead). Waiting for a line, a lock hand-off or a re-read costs no
  * events until the coherence model grants it.
  *
+ * CPUs: each task has one; several may share it. A CPU runs one task at a time;
+ * the others wait in its run queue (FIFO). The running task gives the CPU up when
+ * it sleeps (the next runnable one runs after context_switch_ps, or the CPU idles)
+ * or, at the end of an op, when it has run for timeslice_ps and others wait. A
+ * woken task runs wakeup_latency_ps after its waker on an idle CPU (IPI, idle
+ * exit), or joins the run queue. Background tasks run beside the CPU's tasks.
+ *
  * Local work takes machine.smt_slowdown longer while another hardware thread of
  * the same core is busy. Ops completing in the measuring window are counted per
  * task. After each op the workload's op_done hook sets the next op (target and
@@ -40,8 +47,14 @@ enum task_state {
 	TS_LOCK_TAKE,  /* queue head saw the lock free: waiting for the write that takes it */
 	TS_UNLOCK,     /* waiting for the unlock store */
 	TS_RWSEM_ACCESS, /* waiting for the atomic of an rwsem down or up */
-	TS_SLEEP       /* asleep in a semaphore's queue, not using its CPU */
+	TS_USER_ACCESS,  /* waiting for the line of a user-space atomic on its futex word */
+	TS_WAITERS_ACCESS, /* waiting for the line of a bucket's waiters count */
+	TS_WALK_ACCESS,  /* walking a chain: waiting for a line */
+	TS_SLEEP,      /* asleep (a semaphore's or a futex's queue), not using its CPU */
+	TS_READY       /* runnable, waiting in its CPU's run queue */
 };
+
+#define TASK_NONE UINT32_MAX
 
 struct task;
 typedef void (*task_op_done_fn)(void *ctx, struct task *t);
@@ -57,7 +70,43 @@ struct task {
 	struct op_target target;      /* what the current op touches */
 	uint32_t burst_line;          /* line of the previous micro-op if nothing came between */
 	uint8_t lock_stage;           /* the next access of a lock micro-op (task.c) */
+	uint32_t lock, lock_line;     /* the spinlock of the lock/unlock micro-op in progress */
+	uint8_t locks_held;           /* bucket locks it holds (0 to 2) */
 	bool background;              /* not one of the workload's threads: never counts as busy */
+	bool uncounted;               /* its program completions are not ops: the workload counts */
+	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
+	uint32_t runq_next;           /* next task in its CPU's run queue */
+	simtime_t slice_start;        /* when it last got its CPU */
+
+	/* the current futex op's arguments, set by the workload */
+	struct futex_word *word;      /* uaddr (user atomics act on it too) */
+	struct futex_word *word2;     /* uaddr2 of a requeue */
+	struct op_target target2;     /* uaddr2's table and bucket */
+	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
+	uint32_t nwake, nrequeue;
+	uint32_t result;              /* a user atomic's old value; a walk's woken + requeued */
+
+	/* as a futex waiter */
+	uint32_t chain_next;          /* next task in its bucket's chain */
+	struct futex_word *waiting_on;/* the word it is queued on, NULL when not queued */
+	const struct futex_table *wait_table;
+	uint32_t wait_bucket;
+	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
+	bool wake_pending;            /* woken before it went to sleep: do not sleep */
+	simtime_t slept_at;
+
+	/* a chain walk in progress (UOP_WALK) */
+	uint32_t walk_prev, walk_cur, walk_taken;
+	uint8_t walk_stage;
+	uint32_t walk_woken, walk_moved;
+
+	/* counters for reports */
+	uint64_t wakeups;             /* times it was woken from a futex wait */
+	uint64_t chain_walked;        /* chain entries its walks visited */
+	uint64_t requeued;            /* waiters its requeues moved */
+	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
+	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
+	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint64_t ops_total;
 	simtime_t started;
@@ -71,16 +120,23 @@ struct tasks {
 	const uint32_t *qnode_lines;  /* per CPU */
 	struct rwsems *rwsems;
 	gsl_rng *rng;                 /* random local work (OPND_RANDOM_EXP) */
-	simtime_t wakeup_latency_ps;  /* a woken sleeper runs this long after its waker */
+	simtime_t wakeup_latency_ps;  /* a woken sleeper runs this long after its waker (idle CPU) */
+	simtime_t context_switch_ps;  /* a CPU going from one task to another */
+	simtime_t timeslice_ps;
 
 	uint32_t n;
 	struct task *v;
 	uint32_t *core_busy;          /* running tasks per core */
+	/* per CPU: the task on it (TASK_NONE: idle, since idle_since), its run queue */
+	uint32_t *cpu_current, *runq_head, *runq_tail;
+	simtime_t *idle_since;
 	uint32_t resume_kind, handoff_kind, wake_kind;
 	simtime_t window_start, window_end; /* ops are counted when they complete inside */
 
 	task_op_done_fn op_done;
 	void *op_done_ctx;
+	task_op_done_fn op_counted;   /* every counted op (for time series) */
+	void *op_counted_ctx;
 };
 
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n);
@@ -91,6 +147,20 @@ void tasks_free(struct tasks *ts);
 
 /* The coherence model's grant callback (ctx = struct tasks *). */
 void tasks_on_grant(void *ctx, uint32_t task, uint32_t line);
+
+/* The measuring window starts: the per-task counters of waits, wakes and switches
+ * restart from zero (ops count by completion time anyway). */
+void tasks_reset_stats(struct tasks *ts);
+
+/* Counts one op of task `t` at its clock (when inside the measuring window), for
+ * workloads that count ops themselves (t->uncounted). */
+void task_count_op(struct tasks *ts, struct task *t);
+
+/* Whether t holds a bucket lock or is on its way to one. */
+bool task_in_bucket_lock(const struct task *t);
+
+/* Moves a queued waiter to another bucket's chain (a private hash resize). */
+void task_chain_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket);
 
 /* Declares to the coherence model every line task `t` may touch: its program
  * run against each of `ntargets` targets. Needed for running ahead on solo lines. */

@@ -26,6 +26,24 @@ struct workload_size {
 	uint64_t bytes;               /* its own arrays: per-futex targets, programs, ... */
 };
 
+/* A workload's own figures of the measured window, for the summary, the result
+ * file and `futexsim show` (name, units as in docs/results-format.md, value). */
+struct workload_figure {
+	char name[40];
+	char units[12];
+	double value;
+};
+#define WORKLOAD_MAX_FIGURES 32u
+struct workload_figures {
+	uint32_t n;
+	struct workload_figure v[WORKLOAD_MAX_FIGURES];
+	/* acquisition latency histogram (ps): bin edges [nbins + 1] and counts, or none */
+	uint32_t nbins;
+	const double *edges;
+	const double *counts;
+};
+void workload_figure_add(struct workload_figures *f, const char *name, const char *units, double value);
+
 struct workload_type {
 	const char *name;        /* the value of workload.type */
 	const char *description;
@@ -38,6 +56,8 @@ struct workload_type {
 	/* perf's own header line ("Run summary ...") and per-thread label */
 	void (*print_header)(const void *params, double secs, FILE *out);
 	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);
+	/* its own figures (NULL: none beyond the common ones) */
+	void (*figures)(const void *state, struct workload_figures *out);
 	void (*free_state)(void *state);
 	void (*free_params)(void *params);
 	/* What setup will allocate and add, from the parameters alone (nothing is

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "models/futex_table.h"
+#include "models/procset.h"
 #include "sim/config.h"
 #include "sim/hugemem.h"
 #include "sim/sim.h"
@@ -13,44 +14,26 @@
 #define MALLOC_HEADER 16u /* glibc chunk header before the user pointer */
 #define MALLOC_ALIGN 16u
 
-/* Program variants: the usual one, and the one for a resize window in which a
- * per-CPU refcount runs in atomic mode. */
-enum { PROG_NORMAL, PROG_REF_ATOMIC, NPROGS };
-
 struct hashbench_params {
-	uint32_t threads;
+	struct procset_params pp;
 	uint32_t futexes;
-	uint32_t processes;
 	bool shared;
 	bool numa;          /* FUTEX2_NUMA futexes: the caller's node's global table */
-	uint32_t *cpus;
-	uint32_t ncpus;
 	struct fs_cost loop_cost;
-	simtime_t start_skew;
 	bool random_start;  /* each thread starts at a random index of its array */
-	bool staggered;     /* threads start as they are created, one per create_interval */
-	simtime_t create_interval;
 	uint64_t mm_write_rate; /* other mm activity (mmap, faults taking mmap_sem for write), per second */
 	simtime_t mm_write_hold;
-};
-
-struct hb_process {
-	uint32_t first, n;  /* its threads: tasks first .. first + n - 1 */
-	uint32_t created;   /* threads created so far */
-	bool publish_due;   /* a replaced private hash waits for the end of atomic mode */
 };
 
 struct hashbench {
 	struct sim *s;
 	const struct hashbench_params *p;
-	struct hb_process *procs;   /* index = futex_tables process id */
+	struct procset ps;
 	struct op_target *targets;  /* [thread * futexes + j] */
 	uint32_t *next;             /* per thread: index of its next futex */
 	uint64_t *array;            /* per thread: address of futex[0] */
-	struct uop *progs;          /* [(thread * NPROGS + variant) * MAX_UOPS] */
-	uint32_t *nuops;            /* [thread * NPROGS + variant] */
-	uint32_t create_kind;       /* engine event: create thread `target` */
-	uint32_t publish_kind;      /* engine event: publish process `target`'s new hash */
+	struct uop *progs;          /* [(thread * NPROG_VARIANTS + variant) * MAX_UOPS] */
+	uint32_t *nuops;            /* [thread * NPROG_VARIANTS + variant] */
 };
 
 static void free_params(void *params)
@@ -58,78 +41,50 @@ static void free_params(void *params)
 	struct hashbench_params *p = params;
 
 	if (p)
-		free(p->cpus);
+		procset_params_free(&p->pp);
 	free(p);
 }
 
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
-	static const char *const keys[] = { "type",	 "threads",    "futexes",      "shared",
-					    "cpus",	 "loop_cost",  "start_skew",   "start",
-					    "processes", "threads_start", "create_interval", "futex2_numa",
-					    "mm_writes", NULL };
+	static const char *const keys[] = { "type", PROCSET_KEYS, "futexes", "shared", "loop_cost", "start",
+					    "futex2_numa", "mm_writes", NULL };
 	static const char *const mm_keys[] = { "rate", "hold", NULL };
 	const struct yt_node *mm = yt_get(n, "mm_writes");
 	static const char *const starts[] = { "random", "first", NULL };
-	static const char *const thread_starts[] = { "together", "as_created", NULL };
 	struct hashbench_params *p = calloc(1, sizeof(*p));
-	const struct yt_node *cpus = yt_get(n, "cpus");
-	int start, thread_start;
+	int start;
 
 	*params = p;
 	if (!p)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (cfg_check_keys(n, "workload", keys, e) < 0)
 		return -1;
-	if (cpus && cfg_expect(cpus, YT_SCALAR, "cpus", e) < 0)
+	if (procset_parse(n, m, true, &p->pp, e) < 0)
 		return -1;
-	if (machine_parse_cpulist(m, cpus ? cpus->scalar : "all", cpus ? &cpus->mark : &n->mark, &p->cpus,
-				  &p->ncpus, e) < 0)
-		return -1;
-	if (cfg_get_u32(n, "threads", p->ncpus, 1, 1u << 16, &p->threads, e) < 0 ||
-	    cfg_get_u32(n, "futexes", 1024, 1, MAX_FUTEXES, &p->futexes, e) < 0 ||
-	    cfg_get_u32(n, "processes", 1, 1, 1u << 12, &p->processes, e) < 0 ||
+	if (cfg_get_u32(n, "futexes", 1024, 1, MAX_FUTEXES, &p->futexes, e) < 0 ||
 	    cfg_get_bool(n, "shared", false, &p->shared, e) < 0 ||
 	    cfg_get_bool(n, "futex2_numa", false, &p->numa, e) < 0 ||
 	    /* the benchmark loop, the libc syscall wrapper and the ops counter [A] */
 	    cfg_get_cost(n, "loop_cost", fs_cost_of_cycles(10), &p->loop_cost, e) < 0 ||
-	    cfg_get_duration(n, "start_skew", 1 * PS_PER_US, 0, PS_PER_S, &p->start_skew, e) < 0 ||
-	    cfg_get_enum(n, "start", starts, 0, &start, e) < 0 ||
-	    cfg_get_enum(n, "threads_start", thread_starts, 0, &thread_start, e) < 0 ||
-	    /* pthread_create of a pinned thread, clone included [A] */
-	    cfg_get_duration(n, "create_interval", 50 * PS_PER_US, 1, PS_PER_S, &p->create_interval, e) < 0)
+	    cfg_get_enum(n, "start", starts, 0, &start, e) < 0)
 		return -1;
 	p->random_start = start == 0;
-	p->staggered = thread_start == 1;
 	if (mm && (cfg_expect(mm, YT_MAP, "mm_writes", e) < 0 || cfg_check_keys(mm, "mm_writes", mm_keys, e) < 0))
 		return -1;
 	/* a writer per process holds mmap_sem for `hold`, `rate` times a second (Poisson) */
 	if (cfg_get_u64(mm, "rate", 0, 0, 100000000, &p->mm_write_rate, e) < 0 ||
 	    cfg_get_duration(mm, "hold", 2 * PS_PER_US, 1, PS_PER_S, &p->mm_write_hold, e) < 0)
 		return -1;
-	if (p->threads > p->ncpus) {
-		const struct yt_node *t = yt_get(n, "threads");
-
-		return fs_fail_at(e, t ? &t->mark : &n->mark,
-				  "threads: %u threads but the CPU list has %u CPUs (futexsim pins one thread "
-				  "per CPU; it does not model CPUs shared by several threads)",
-				  p->threads, p->ncpus);
-	}
-	if (p->processes > p->threads) {
-		const struct yt_node *q = yt_get(n, "processes");
-
-		return fs_fail_at(e, q ? &q->mark : &n->mark, "processes: %u processes for %u threads (each needs one)",
-				  p->processes, p->threads);
-	}
-	if ((uint64_t)p->threads * p->futexes > (1u << 26))
+	if ((uint64_t)p->pp.threads * p->futexes > (1u << 26))
 		return fs_fail_at(e, &n->mark, "workload: threads x futexes = %llu, at most 2^26",
-				  (unsigned long long)p->threads * p->futexes);
+				  (unsigned long long)p->pp.threads * p->futexes);
 	return 0;
 }
 
 static uint32_t nthreads(const void *params)
 {
-	return ((const struct hashbench_params *)params)->threads;
+	return ((const struct hashbench_params *)params)->pp.threads;
 }
 
 /* the threads, then one mm writer per process when mm_writes.rate > 0 */
@@ -137,7 +92,7 @@ static uint32_t ntasks(const void *params)
 {
 	const struct hashbench_params *p = params;
 
-	return p->threads + (p->mm_write_rate ? p->processes : 0);
+	return p->pp.threads + (p->mm_write_rate ? p->pp.processes : 0);
 }
 
 static void free_state(void *state)
@@ -146,7 +101,7 @@ static void free_state(void *state)
 
 	if (!h)
 		return;
-	free(h->procs);
+	procset_free(&h->ps);
 	free(h->targets);
 	free(h->next);
 	free(h->array);
@@ -159,11 +114,11 @@ static void free_state(void *state)
 static void resolve_process(struct hashbench *h, uint32_t pid)
 {
 	const struct hashbench_params *p = h->p;
-	const struct hb_process *hp = &h->procs[pid];
+	const struct ps_process *hp = &h->ps.v[pid];
 	struct sim *s = h->s;
 
 	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
-		int numa_node = p->numa ? (int)s->m->cpu_node[p->cpus[i % p->ncpus]] : -1;
+		int numa_node = p->numa ? (int)s->tasks.v[i].node : -1;
 
 		for (uint32_t j = 0; j < p->futexes; j++) {
 			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
@@ -182,7 +137,7 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 {
 	static const char *const no_fields[] = { NULL };
 	const struct hashbench_params *p = h->p;
-	const struct hb_process *hp = &h->procs[pid];
+	const struct ps_process *hp = &h->ps.v[pid];
 	struct sim *s = h->s;
 	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
 	uint32_t page_object = MEMMAP_NONE;
@@ -223,50 +178,29 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 
 static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
 {
-	return &h->progs[((size_t)task * NPROGS + (size_t)variant) * MAX_UOPS];
+	return &h->progs[((size_t)task * NPROG_VARIANTS + (size_t)variant) * MAX_UOPS];
 }
 
 static int build_program(struct hashbench *h, struct task *t, int variant, struct fs_error *e)
 {
 	struct sim *s = h->s;
-	const struct process *proc = &s->ft.procs[t->process];
-	struct path_builder b = {
-		.k = s->k,
-		.m = s->m,
-		.shared = h->p->shared,
-		.private_hash = proc->phash != NULL && !h->p->numa,
-		.mm_lines = proc->mm_lines,
-		.phash_lines = proc->phash_lines,
-		.percpu_ref_line = proc->percpu_ref_lines[t->cpu],
-		.mmap_sem = proc->mmap_sem,
-		.ref_atomic = variant == PROG_REF_ATOMIC,
-		.uops = prog_of(h, t->id, variant),
-		.cap = MAX_UOPS,
-	};
+	struct path_builder b = procset_builder(&h->ps, t, variant, h->p->shared, prog_of(h, t->id, variant), MAX_UOPS);
 
-	for (unsigned c = 0; c < KC_NCOSTS; c++)
-		b.costs_ps[c] = fs_cost_ps(s->k->costs[c], s->m->freq_khz);
 	path_emit_work(&b, fs_cost_ps(h->p->loop_cost, s->m->freq_khz));
 	if (futex_path_build(&b, FOP_WAIT_EAGAIN, e) < 0)
 		return -1;
-	h->nuops[t->id * NPROGS + (uint32_t)variant] = b.n;
+	h->nuops[t->id * NPROG_VARIANTS + (uint32_t)variant] = b.n;
 	return 0;
-}
-
-static bool uses_atomic_mode(const struct hashbench *h, uint32_t pid)
-{
-	return h->s->k->private_hash.refcount->switches_to_atomic && h->s->ft.procs[pid].phash && !h->p->numa &&
-	       !h->p->shared;
 }
 
 /* Builds every program variant of process `pid`'s threads. */
 static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 {
-	const struct hb_process *hp = &h->procs[pid];
+	const struct ps_process *hp = &h->ps.v[pid];
 
 	for (uint32_t i = hp->first; i < hp->first + hp->n; i++)
-		for (int v = 0; v < NPROGS; v++)
-			if ((v == PROG_NORMAL || uses_atomic_mode(h, pid)) && build_program(h, &h->s->tasks.v[i], v, e) < 0)
+		for (int v = 0; v < NPROG_VARIANTS; v++)
+			if ((v == PROG_NORMAL || procset_uses_atomic_mode(&h->ps, pid)) && build_program(h, &h->s->tasks.v[i], v, e) < 0)
 				return -1;
 	return 0;
 }
@@ -274,28 +208,28 @@ static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 /* The program for the task's next op: atomic mode while its process resizes. */
 static void select_program(struct hashbench *h, struct task *t)
 {
-	int v = h->s->ft.procs[t->process].ref_atomic_until > h->s->eng.now && uses_atomic_mode(h, t->process)
-			? PROG_REF_ATOMIC
-			: PROG_NORMAL;
+	enum prog_variant v = procset_variant(&h->ps, t);
 
 	t->prog = prog_of(h, t->id, v);
-	t->nuops = h->nuops[t->id * NPROGS + (uint32_t)v];
+	t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
 }
 
 static void note_lines(struct hashbench *h, struct task *t)
 {
-	for (int v = 0; v < NPROGS; v++) {
-		if (v != PROG_NORMAL && !uses_atomic_mode(h, t->process))
+	for (int v = 0; v < NPROG_VARIANTS; v++) {
+		if (v != PROG_NORMAL && !procset_uses_atomic_mode(&h->ps, t->process))
 			continue;
 		t->prog = prog_of(h, t->id, v);
-		t->nuops = h->nuops[t->id * NPROGS + (uint32_t)v];
+		t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
 		task_note_lines(&h->s->tasks, t, &h->targets[(size_t)t->id * h->p->futexes], h->p->futexes);
 	}
 	select_program(h, t);
 }
 
-static void start_thread(struct hashbench *h, struct task *t, simtime_t at)
+/* procset: thread `t` starts at its clock. */
+static void start_thread(void *ctx, struct task *t)
 {
+	struct hashbench *h = ctx;
 	const struct hashbench_params *p = h->p;
 
 	/* perf's threads all start at futex 0 and drift apart over a 10 s run; a short
@@ -304,79 +238,33 @@ static void start_thread(struct hashbench *h, struct task *t, simtime_t at)
 		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->s->rng, p->futexes);
 	t->target = h->targets[(size_t)t->id * p->futexes + h->next[t->id]];
 	select_program(h, t);
-	task_start(&h->s->tasks, t, at);
+	task_start(&h->s->tasks, t, t->t);
 }
 
-/* A replaced private hash becomes the one ops use: new buckets, new header lines. */
-static void on_publish(void *ctx, uint32_t pid)
+/* procset: a replaced private hash becomes the one ops use: new buckets, new
+ * header lines (ops in flight finish in the old one; nobody waits in it). */
+static bool publish(void *ctx, uint32_t pid)
 {
 	struct hashbench *h = ctx;
 	struct fs_error e = { 0 };
 
-	h->procs[pid].publish_due = false;
 	resolve_process(h, pid);
 	/* the layout was accepted when the programs were first built: this cannot fail */
 	if (build_programs(h, pid, &e) < 0)
 		abort();
-}
-
-/* pthread_create of thread `i`: the kernel may resize the process's private hash. */
-static void on_create(void *ctx, uint32_t i)
-{
-	struct hashbench *h = ctx;
-	struct sim *s = h->s;
-	struct task *t = &s->tasks.v[i];
-	struct process *proc = &s->ft.procs[t->process];
-	struct hb_process *hp = &h->procs[t->process];
-	struct fs_error e = { 0 };
-	bool grew;
-
-	hp->created++;
-	if (futex_tables_thread_created(&s->ft, t->process, hp->created + 1, &grew, &e) < 0) {
-		/* out of memory mid-run: stop the run; sim_run reports it */
-		s->eng.out_of_memory = true;
-		s->eng.stop = true;
-		return;
-	}
-	if (grew && !hp->publish_due) {
-		/* 6.17+: the per-CPU refcount goes atomic; the old hash dies and the new one is
-		 * published about two grace periods later. Otherwise at once. */
-		simtime_t delay = uses_atomic_mode(h, t->process) ? 2 * s->k->rcu_grace_period_ps : 0;
-
-		proc->ref_atomic_until = s->eng.now + delay;
-		hp->publish_due = true;
-		engine_schedule(&s->eng, s->eng.now + delay, h->publish_kind, t->process);
-	}
-	start_thread(h, t, s->eng.now);
+	return true;
 }
 
 static int setup_processes(struct hashbench *h, struct fs_error *e)
 {
 	const struct hashbench_params *p = h->p;
-	struct sim *s = h->s;
+	static const struct procset_ops ops = { start_thread, publish };
 
-	for (uint32_t q = 0; q < p->processes; q++) {
-		struct hb_process *hp = &h->procs[q];
-		uint32_t pid, home;
-
-		hp->first = (uint32_t)((uint64_t)p->threads * q / p->processes);
-		hp->n = (uint32_t)((uint64_t)p->threads * (q + 1) / p->processes) - hp->first;
-		/* forked where its first thread runs: its mm, hash and memory live there */
-		home = s->m->cpu_node[p->cpus[hp->first % p->ncpus]];
-		/* started together: every thread exists before the first op (+1: main) */
-		if (futex_tables_add_process(&s->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
+	if (procset_init(&h->ps, h->s, &p->pp, !p->numa && !p->shared, &ops, h, e) < 0)
+		return -1;
+	for (uint32_t q = 0; q < p->pp.processes; q++)
+		if (place_arrays(h, q, e) < 0 || build_programs(h, q, e) < 0)
 			return -1;
-		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
-			struct task *t = &s->tasks.v[i];
-
-			t->cpu = p->cpus[i % p->ncpus];
-			t->core = s->m->cpu_core[t->cpu];
-			t->node = s->m->cpu_node[t->cpu];
-			t->process = pid;
-		}
-		if (place_arrays(h, pid, e) < 0 || build_programs(h, pid, e) < 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -387,9 +275,9 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 	const struct hashbench_params *p = h->p;
 	struct sim *s = h->s;
 
-	for (uint32_t q = 0; q < p->processes; q++) {
-		struct task *t = &s->tasks.v[p->threads + q];
-		const struct task *first = &s->tasks.v[h->procs[q].first];
+	for (uint32_t q = 0; q < p->pp.processes; q++) {
+		struct task *t = &s->tasks.v[p->pp.threads + q];
+		const struct task *first = &s->tasks.v[h->ps.v[q].first];
 		uint32_t sem = s->ft.procs[q].mmap_sem;
 		struct uop *u = prog_of(h, t->id, PROG_NORMAL);
 
@@ -407,7 +295,7 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 		u[2] = (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = p->mm_write_hold };
 		u[3] = (struct uop){ .kind = UOP_RWSEM, .access = RWSEM_UP_WRITE, .arg = sem };
 		t->prog = u;
-		t->nuops = h->nuops[t->id * NPROGS + PROG_NORMAL] = 4;
+		t->nuops = h->nuops[t->id * NPROG_VARIANTS + PROG_NORMAL] = 4;
 		/* its lines take no target: any one will do */
 		task_note_lines(&s->tasks, t, h->targets, 1);
 		task_start(&s->tasks, t, 0);
@@ -429,28 +317,18 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 			       "machine with more than one node)");
 	h->s = s;
 	h->p = p;
-	h->procs = calloc(p->processes, sizeof(*h->procs));
-	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->threads * p->futexes * sizeof(*h->targets));
-	h->next = calloc(p->threads, sizeof(*h->next));
-	h->array = calloc(p->threads, sizeof(*h->array));
-	h->progs = calloc((size_t)ntasks(p) * NPROGS * MAX_UOPS, sizeof(*h->progs));
-	h->nuops = calloc((size_t)ntasks(p) * NPROGS, sizeof(*h->nuops));
-	if (!h->procs || !h->targets || !h->next || !h->array || !h->progs || !h->nuops)
+	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->pp.threads * p->futexes * sizeof(*h->targets));
+	h->next = calloc(p->pp.threads, sizeof(*h->next));
+	h->array = calloc(p->pp.threads, sizeof(*h->array));
+	h->progs = calloc((size_t)ntasks(p) * NPROG_VARIANTS * MAX_UOPS, sizeof(*h->progs));
+	h->nuops = calloc((size_t)ntasks(p) * NPROG_VARIANTS, sizeof(*h->nuops));
+	if (!h->targets || !h->next || !h->array || !h->progs || !h->nuops)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	h->create_kind = engine_register(&s->eng, on_create, h);
-	h->publish_kind = engine_register(&s->eng, on_publish, h);
 	if (setup_processes(h, e) < 0 || (p->mm_write_rate && setup_mm_writers(h, e) < 0))
 		return -1;
-	for (uint32_t i = 0; i < p->threads; i++)
+	for (uint32_t i = 0; i < p->pp.threads; i++)
 		note_lines(h, &s->tasks.v[i]);
-	for (uint32_t i = 0; i < p->threads; i++) {
-		simtime_t skew = p->start_skew ? (simtime_t)gsl_rng_uniform_int(s->rng, p->start_skew) : 0;
-
-		if (p->staggered)
-			engine_schedule(&s->eng, i * p->create_interval + skew, h->create_kind, i);
-		else
-			start_thread(h, &s->tasks.v[i], skew);
-	}
+	procset_start(&h->ps);
 	return 0;
 }
 
@@ -461,6 +339,8 @@ static void op_done(void *state, struct task *t)
 
 	if (t->background)
 		return; /* an mm writer loops over its program */
+	if (procset_exiting(&h->ps, t))
+		return;
 	j = h->next[t->id] + 1;
 
 	if (j == h->p->futexes)
@@ -475,7 +355,7 @@ static void print_header(const void *params, double secs, FILE *out)
 	const struct hashbench_params *p = params;
 
 	fprintf(out, "Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %.6g secs.\n\n",
-		p->threads, p->futexes, p->shared ? "shared" : "private", secs);
+		p->pp.threads, p->futexes, p->shared ? "shared" : "private", secs);
 }
 
 static void print_thread(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out)
@@ -498,18 +378,18 @@ static void size(const void *params, struct workload_size *out)
 {
 	const struct hashbench_params *p = params;
 	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
-	uint64_t per_proc = (p->threads + p->processes - 1) / p->processes;
+	uint64_t per_proc = (p->pp.threads + p->pp.processes - 1) / p->pp.processes;
 	uint64_t heap_lines = (chunk * per_proc + MALLOC_HEADER) / 64 + 2;
 
-	out->processes = p->processes;
+	out->processes = p->pp.processes;
 	out->max_process_threads = (uint32_t)per_proc + 1;
 	/* each process's heap of futex words, and with shared futexes their struct pages */
-	out->user_lines = p->processes * heap_lines * (p->shared ? 2 : 1);
-	out->targets = (uint64_t)p->threads * p->futexes;
-	out->bytes = (uint64_t)p->threads * p->futexes * sizeof(struct op_target) +
-		     (uint64_t)ntasks(p) * NPROGS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
-		     (uint64_t)p->threads * (sizeof(uint32_t) + sizeof(uint64_t)) +
-		     (uint64_t)p->processes * sizeof(struct hb_process);
+	out->user_lines = p->pp.processes * heap_lines * (p->shared ? 2 : 1);
+	out->targets = (uint64_t)p->pp.threads * p->futexes;
+	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct op_target) +
+		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
+		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t)) +
+		     (uint64_t)p->pp.processes * sizeof(struct ps_process);
 }
 
 const struct workload_type workload_hashbench = {

@@ -1,5 +1,7 @@
 #include "sim/h5common.h"
 
+#include "sim/results.h"
+
 #include <stdio.h>
 
 void h5_quiet(void)
@@ -40,4 +42,29 @@ hid_t h5_str_type(size_t len)
 		return -1;
 	}
 	return t;
+}
+
+const struct h5_col h5_thread_blocking_cols[THREAD_BLOCKING_COLS] = {
+	{ "futex_calls", H5_U_COUNT },	    { "wakeups", H5_U_COUNT },		{ "chain_walked", H5_U_COUNT },
+	{ "requeued", H5_U_COUNT },	    { "context_switches", H5_U_COUNT }, { "blocked", H5_U_PS },
+};
+
+void h5_thread_blocking(const struct thread_result *t, uint64_t out[THREAD_BLOCKING_COLS])
+{
+	out[0] = t->futex_calls;
+	out[1] = t->wakeups;
+	out[2] = t->chain_walked;
+	out[3] = t->requeued;
+	out[4] = t->switches;
+	out[5] = t->blocked_ps;
+}
+
+void h5_thread_blocking_set(struct thread_result *t, const uint64_t in[THREAD_BLOCKING_COLS])
+{
+	t->futex_calls = in[0];
+	t->wakeups = in[1];
+	t->chain_walked = in[2];
+	t->requeued = in[3];
+	t->switches = in[4];
+	t->blocked_ps = in[5];
 }

@@ -18,6 +18,7 @@
 #define H5_U_ADDRESS "address" /* a simulated byte address */
 #define H5_U_BOOL "bool"       /* 0 or 1 */
 #define H5_U_TEXT "text"
+#define H5_U_RATIO "ratio"     /* a quotient of two counts (per op, per wake) */
 
 /* Switches off HDF5's printing of error stacks to stderr (errors are reported
  * through struct fs_error instead) and, when called before any other HDF5
@@ -33,5 +34,16 @@ const char *h5_error_text(char *buf, size_t size);
  * strings, which compress) or variable length (len 0, for attributes, which
  * h5py returns as str). UTF-8. The caller closes it. */
 hid_t h5_str_type(size_t len);
+
+/* threads/ columns of blocking workloads (futex_calls, wakeups, chain_walked,
+ * requeued, context_switches, blocked), moved to and from a thread's results. */
+struct thread_result;
+#define THREAD_BLOCKING_COLS 6
+struct h5_col {
+	const char *name, *units;
+};
+extern const struct h5_col h5_thread_blocking_cols[THREAD_BLOCKING_COLS];
+void h5_thread_blocking(const struct thread_result *t, uint64_t out[THREAD_BLOCKING_COLS]);
+void h5_thread_blocking_set(struct thread_result *t, const uint64_t in[THREAD_BLOCKING_COLS]);
 
 #endif

@@ -393,6 +393,28 @@ out:
 	return rc;
 }
 
+/* threads/ columns of blocking workloads, in h5_thread_blocking_names order. */
+static int write_thread_blocking(struct h5out *o, hid_t g, const struct results *r,
+				 uint64_t (*col)[THREAD_BLOCKING_COLS], struct fs_error *e)
+{
+	const uint32_t n = r->nthreads;
+	uint64_t *v = calloc(n ? n : 1, sizeof(*v));
+	int rc = 0;
+
+	if (!v)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+	for (uint32_t i = 0; i < n; i++)
+		h5_thread_blocking(&r->threads[i], col[i]);
+	for (int c = 0; c < THREAD_BLOCKING_COLS && rc == 0; c++) {
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = col[i][c];
+		rc = put_col(o, g, h5_thread_blocking_cols[c].name, H5T_NATIVE_UINT64, n, v,
+			     h5_thread_blocking_cols[c].units, e);
+	}
+	free(v);
+	return rc;
+}
+
 static int write_threads(struct h5out *o, const struct results *r, struct fs_error *e)
 {
 	const uint32_t n = r->nthreads;
@@ -400,10 +422,11 @@ static int write_threads(struct h5out *o, const struct results *r, struct fs_err
 	uint32_t *node = calloc(n ? n : 1, sizeof(*node));
 	uint64_t *ops = calloc(n ? n : 1, sizeof(*ops)), *rate = calloc(n ? n : 1, sizeof(*rate));
 	const char **line = calloc(n ? n : 1, sizeof(*line));
+	uint64_t(*blocking)[THREAD_BLOCKING_COLS] = calloc(n ? n : 1, sizeof(*blocking));
 	hid_t g = group(o->file, "threads");
 	int rc = -1;
 
-	if (!id || !cpu || !node || !ops || !rate || !line) {
+	if (!id || !cpu || !node || !ops || !rate || !line || !blocking) {
 		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
 		goto out;
 	}
@@ -419,7 +442,8 @@ static int write_threads(struct h5out *o, const struct results *r, struct fs_err
 		rate[i] = r->threads[i].ops_per_sec;
 		line[i] = r->threads[i].perf_line;
 	}
-	rc = put_col(o, g, "id", H5T_NATIVE_UINT32, n, id, H5_U_ID, e) < 0 ||
+	rc = write_thread_blocking(o, g, r, blocking, e) < 0 ||
+			     put_col(o, g, "id", H5T_NATIVE_UINT32, n, id, H5_U_ID, e) < 0 ||
 			     put_col(o, g, "cpu", H5T_NATIVE_UINT32, n, cpu, H5_U_ID, e) < 0 ||
 			     put_col(o, g, "node", H5T_NATIVE_UINT32, n, node, H5_U_ID, e) < 0 ||
 			     put_col(o, g, "ops", H5T_NATIVE_UINT64, n, ops, H5_U_COUNT, e) < 0 ||
@@ -434,6 +458,88 @@ out:
 	free(ops);
 	free(rate);
 	free(line);
+	free(blocking);
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+/* The workload's figures (one scalar dataset each, with its units) and its
+ * latency histogram; absent for workloads without any. */
+static int write_workload(struct h5out *o, const struct results *r, struct fs_error *e)
+{
+	hsize_t edges = r->nlat_bins + 1, bins = r->nlat_bins;
+	hid_t g;
+	int rc = -1;
+
+	if (!r->nfigures && !r->nlat_bins)
+		return 0;
+	g = group(o->file, "workload");
+	if (g < 0)
+		return fail(e, o, "workload");
+	{
+		const char *names[WORKLOAD_MAX_FIGURES];
+
+		for (uint32_t i = 0; i < r->nfigures; i++)
+			names[i] = r->figures[i].name;
+		if (r->nfigures && put_strs(o, g, "figure_names", names, r->nfigures, 0, e) < 0)
+			goto out;
+	}
+	for (uint32_t i = 0; i < r->nfigures; i++)
+		if (put(o, g, r->figures[i].name, H5T_NATIVE_DOUBLE, 0, NULL, &r->figures[i].value, r->figures[i].units,
+			e) < 0)
+			goto out;
+	if (r->nlat_bins && (put_col(o, g, "latency_edges", H5T_NATIVE_DOUBLE, edges, r->lat_edges, H5_U_PS, e) < 0 ||
+			     put_col(o, g, "latency_counts", H5T_NATIVE_DOUBLE, bins, r->lat_counts, H5_U_COUNT, e) < 0))
+		goto out;
+	rc = 0;
+out:
+	close_id(g, H5Gclose);
+	return rc;
+}
+
+/* Private hash resizes: a table of one row each; absent when there were none. */
+static int write_resizes(struct h5out *o, const struct results *r, struct fs_error *e)
+{
+	const hsize_t n = r->nresizes;
+	uint32_t *pid = calloc(n ? n : 1, sizeof(*pid)), *from = calloc(n ? n : 1, sizeof(*from));
+	uint32_t *to = calloc(n ? n : 1, sizeof(*to));
+	uint64_t *start = calloc(n ? n : 1, sizeof(*start)), *end = calloc(n ? n : 1, sizeof(*end));
+	hid_t g = -1;
+	int rc = -1;
+
+	if (!pid || !from || !to || !start || !end) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+		goto out;
+	}
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	for (hsize_t i = 0; i < n; i++) {
+		pid[i] = r->resizes[i].pid;
+		from[i] = r->resizes[i].from;
+		to[i] = r->resizes[i].to;
+		start[i] = r->resizes[i].start;
+		end[i] = r->resizes[i].end;
+	}
+	g = group(o->file, "resizes");
+	if (g < 0) {
+		fail(e, o, "resizes");
+		goto out;
+	}
+	rc = put_col(o, g, "process", H5T_NATIVE_UINT32, n, pid, H5_U_ID, e) < 0 ||
+			     put_col(o, g, "from_buckets", H5T_NATIVE_UINT32, n, from, H5_U_COUNT, e) < 0 ||
+			     put_col(o, g, "to_buckets", H5T_NATIVE_UINT32, n, to, H5_U_COUNT, e) < 0 ||
+			     put_col(o, g, "start", H5T_NATIVE_UINT64, n, start, H5_U_PS, e) < 0 ||
+			     put_col(o, g, "end", H5T_NATIVE_UINT64, n, end, H5_U_PS, e) < 0
+		     ? -1
+		     : 0;
+out:
+	free(pid);
+	free(from);
+	free(to);
+	free(start);
+	free(end);
 	close_id(g, H5Gclose);
 	return rc;
 }
@@ -726,7 +832,8 @@ int h5out_finish(struct h5out *o, const struct sim *s, const struct results *r, 
 {
 	herr_t closed;
 
-	if (write_summary(o, s, r, e) < 0 || write_threads(o, r, e) < 0 || write_lines(o, s, e) < 0 ||
+	if (write_summary(o, s, r, e) < 0 || write_threads(o, r, e) < 0 || write_workload(o, r, e) < 0 ||
+	    write_resizes(o, r, e) < 0 || write_lines(o, s, e) < 0 ||
 	    write_buckets(o, s, e) < 0 || write_run(o, s, r, e) < 0) {
 		h5out_abort(o);
 		return -1;

@@ -229,6 +229,124 @@ static int open_file(struct reader *rd, const char *path, struct fs_error *e)
 
 /* ---- the summary ------------------------------------------------------------- */
 
+static bool exists(struct reader *rd, const char *path)
+{
+	return H5Lexists(rd->file, path, H5P_DEFAULT) > 0;
+}
+
+/* threads/ columns of blocking workloads (files written before them have none: 0). */
+static int read_thread_blocking(struct reader *rd, struct results *r)
+{
+	for (int c = 0; c < THREAD_BLOCKING_COLS; c++) {
+		char name[64];
+		hsize_t n;
+		uint64_t *v;
+
+		snprintf(name, sizeof(name), "threads/%s", h5_thread_blocking_cols[c].name);
+		if (!exists(rd, name))
+			continue;
+		v = read_all(rd, name, H5T_NATIVE_UINT64, 8, 1, 0, &n);
+		if (!v)
+			return -1;
+		if (n != r->nthreads) {
+			free(v);
+			return fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in threads/ differ in length", rd->path);
+		}
+		for (uint32_t i = 0; i < r->nthreads; i++) {
+			uint64_t all[THREAD_BLOCKING_COLS];
+
+			h5_thread_blocking(&r->threads[i], all);
+			all[c] = v[i];
+			h5_thread_blocking_set(&r->threads[i], all);
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/* workload/: the figures in their order, with units, and the latency histogram. */
+static int read_workload(struct reader *rd, struct results *r)
+{
+	hsize_t n = 0, ne = 0, nc = 0;
+	char **names;
+
+	if (!exists(rd, "workload"))
+		return 0;
+	names = exists(rd, "workload/figure_names") ? read_strs(rd, "workload/figure_names", 1, &n) : NULL;
+	if (exists(rd, "workload/figure_names") && !names)
+		return -1;
+	for (hsize_t i = 0; i < n && r->nfigures < WORKLOAD_MAX_FIGURES; i++) {
+		struct workload_figure *f = &r->figures[r->nfigures];
+		char path[96], *units;
+		hsize_t one;
+		double *v;
+
+		snprintf(path, sizeof(path), "workload/%s", names[i]);
+		v = read_all(rd, path, H5T_NATIVE_DOUBLE, sizeof(double), 0, 0, &one);
+		units = v ? attr_str(rd, path, H5_UNITS) : NULL;
+		if (!units) {
+			free(v);
+			free_strs(names, n);
+			return -1;
+		}
+		snprintf(f->name, sizeof(f->name), "%s", names[i]);
+		snprintf(f->units, sizeof(f->units), "%s", units);
+		f->value = *v;
+		r->nfigures++;
+		free(v);
+		free(units);
+	}
+	free_strs(names, n);
+	if (!exists(rd, "workload/latency_counts"))
+		return 0;
+	r->lat_edges = read_all(rd, "workload/latency_edges", H5T_NATIVE_DOUBLE, sizeof(double), 1, 0, &ne);
+	r->lat_counts = r->lat_edges ? read_all(rd, "workload/latency_counts", H5T_NATIVE_DOUBLE, sizeof(double), 1, 0,
+						&nc)
+				     : NULL;
+	if (!r->lat_counts)
+		return -1;
+	if (ne != nc + 1)
+		return fs_fail(rd->e, FS_ERR_INPUT, "%s: workload/latency_edges needs one more value than latency_counts",
+			       rd->path);
+	r->nlat_bins = (uint32_t)nc;
+	return 0;
+}
+
+/* resizes/: one row per private hash replacement. */
+static int read_resizes(struct reader *rd, struct results *r)
+{
+	hsize_t n[5];
+	uint32_t *pid, *from, *to;
+	uint64_t *start, *end;
+	int rc = -1;
+
+	if (!exists(rd, "resizes"))
+		return 0;
+	pid = read_all(rd, "resizes/process", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
+	from = read_all(rd, "resizes/from_buckets", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
+	to = read_all(rd, "resizes/to_buckets", H5T_NATIVE_UINT32, 4, 1, 0, &n[2]);
+	start = read_all(rd, "resizes/start", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
+	end = read_all(rd, "resizes/end", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
+	if (!pid || !from || !to || !start || !end || same_rows(rd, "resizes", n, 5, 0, 1) < 0)
+		goto out;
+	r->resizes = calloc(n[0] ? n[0] : 1, sizeof(*r->resizes));
+	if (!r->resizes) {
+		oom(rd);
+		goto out;
+	}
+	for (hsize_t i = 0; i < n[0]; i++)
+		r->resizes[i] = (struct futex_resize){ pid[i], from[i], to[i], start[i], end[i] };
+	r->nresizes = (uint32_t)n[0];
+	rc = 0;
+out:
+	free(pid);
+	free(from);
+	free(to);
+	free(start);
+	free(end);
+	return rc;
+}
+
 static int read_threads(struct reader *rd, struct results *r)
 {
 	hsize_t n[6];
@@ -249,10 +367,11 @@ static int read_threads(struct reader *rd, struct results *r)
 		goto out;
 	}
 	for (hsize_t i = 0; i < n[0]; i++) {
-		r->threads[i] = (struct thread_result){ id[i], cpu[i], node[i], ops[i], rate[i], line[i] };
+		r->threads[i] = (struct thread_result){ .id = id[i], .cpu = cpu[i], .node = node[i], .ops = ops[i],
+							.ops_per_sec = rate[i], .perf_line = line[i] };
 		line[i] = NULL;
 	}
-	rc = 0;
+	rc = read_thread_blocking(rd, r);
 out:
 	free(id);
 	free(cpu);
@@ -444,7 +563,8 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	memcpy(r->transfers, xfer, sizeof(r->transfers));
 	free(xfer);
 	info->hottest_lines = hottest > 1000 ? 1000 : (uint32_t)hottest;
-	return read_threads(rd, r) < 0 || read_hot_lines(rd, r, top ? top : info->hottest_lines) < 0 ||
+	return read_threads(rd, r) < 0 || read_workload(rd, r) < 0 || read_resizes(rd, r) < 0 ||
+			       read_hot_lines(rd, r, top ? top : info->hottest_lines) < 0 ||
 			       read_hot_buckets(rd, r, top ? top : info->hottest_lines) < 0
 		       ? -1
 		       : 0;

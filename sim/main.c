@@ -68,11 +68,14 @@ static const char usage_run[] =
 	"                    [-o FILE.h5 | --no-output]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
-	"per-thread lines, then 'Averaged N operations/sec (+- X%%), total secs = T' where N is\n"
+	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
 	"the mean over threads of each thread's simulated ops per simulated second and X the\n"
 	"standard error of that mean in percent (as perf computes them), then futexsim's own\n"
 	"figures: total ops, line transfers within an SMT core, within a node and across nodes,\n"
-	"DRAM fills, the hottest lines, and the simulation speed.\n"
+	"DRAM fills, for blocking workloads (mutex, condvar) their waits, wakes, latency\n"
+	"percentiles and resizes, the hottest lines, and the simulation speed. An op is a\n"
+	"FUTEX_WAIT call (hash-bench), a lock acquisition (mutex), a barrier passed or an item\n"
+	"put or taken (condvar).\n"
 	"\n"
 	"Writes every figure, a time series per output.interval and the run's provenance\n"
 	"to one HDF5 file (docs/results-format.md), by default\n"
@@ -97,8 +100,9 @@ static const char usage_run[] =
 	"  --no-output, -o -  write no result file\n"
 	"  -h, --help       show this help\n"
 	"\n"
-	"Scenario keys: name, description, machine, kernel, workload, run {duration,\n"
-	"warmup, seed, aslr}, output {per_thread, hottest_lines, interval}.\n"
+	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
+	"mutex or condvar), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
+	"output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
 
 static const char usage_show[] =

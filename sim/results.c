@@ -113,6 +113,34 @@ out:
 	return rc;
 }
 
+/* The workload's own figures, its latency histogram and the resizes of the run. */
+static int gather_workload(struct results *r, const struct sim *s)
+{
+	struct workload_figures f = { 0 };
+
+	if (s->sc->wl_type->figures && s->wl)
+		s->sc->wl_type->figures(s->wl, &f);
+	r->nfigures = f.n;
+	memcpy(r->figures, f.v, sizeof(f.v[0]) * f.n);
+	if (f.nbins) {
+		r->lat_edges = malloc((f.nbins + 1) * sizeof(double));
+		r->lat_counts = malloc(f.nbins * sizeof(double));
+		if (!r->lat_edges || !r->lat_counts)
+			return -1;
+		memcpy(r->lat_edges, f.edges, (f.nbins + 1) * sizeof(double));
+		memcpy(r->lat_counts, f.counts, f.nbins * sizeof(double));
+		r->nlat_bins = f.nbins;
+	}
+	if (s->ft.nresizes) {
+		r->resizes = malloc(s->ft.nresizes * sizeof(*r->resizes));
+		if (!r->resizes)
+			return -1;
+		memcpy(r->resizes, s->ft.resizes, s->ft.nresizes * sizeof(*r->resizes));
+		r->nresizes = s->ft.nresizes;
+	}
+	return 0;
+}
+
 /* "--set a=1 --set b=2" as "a=1 b=2". */
 static char *join_overrides(const struct scenario *sc)
 {
@@ -170,6 +198,12 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->node = t->node;
 		tr->ops = t->ops;
 		tr->ops_per_sec = perf_ops_per_sec(t->ops, secs);
+		tr->futex_calls = t->futex_calls;
+		tr->wakeups = t->wakeups;
+		tr->chain_walked = t->chain_walked;
+		tr->requeued = t->requeued;
+		tr->switches = t->switches_in;
+		tr->blocked_ps = t->slept_ps;
 		ta = (struct thread_arg){ s, t, tr->ops_per_sec };
 		tr->perf_line = capture(print_thread, &ta);
 		per_thread[i] = tr->ops_per_sec;
@@ -186,7 +220,15 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	r->fills = s->coh.total_fills;
 	r->wall_secs = wall_secs;
 	r->events = s->eng.events;
-	return gather_hot_lines(r, s, nhot);
+	return gather_workload(r, s) < 0 ? -1 : gather_hot_lines(r, s, nhot);
+}
+
+const struct workload_figure *results_figure(const struct results *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->nfigures; i++)
+		if (strcmp(r->figures[i].name, name) == 0)
+			return &r->figures[i];
+	return NULL;
 }
 
 void results_free(struct results *r)
@@ -207,7 +249,71 @@ void results_free(struct results *r)
 	for (uint32_t i = 0; r->hotb && i < r->nhotb; i++)
 		free(r->hotb[i].table);
 	free(r->hotb);
+	free(r->lat_edges);
+	free(r->lat_counts);
+	free(r->resizes);
 	memset(r, 0, sizeof(*r));
+}
+
+/* A figure's value in readable units: times in ns/us/ms, counts whole. */
+static void print_value(FILE *out, double v, const char *units)
+{
+	if (strcmp(units, "ps") == 0) {
+		if (v >= 1e9)
+			fprintf(out, "%.3f ms", v / 1e9);
+		else if (v >= 1e6)
+			fprintf(out, "%.3f us", v / 1e6);
+		else
+			fprintf(out, "%.1f ns", v / 1e3);
+	} else if (strcmp(units, "count") == 0) {
+		fprintf(out, "%.0f", v);
+	} else {
+		fprintf(out, "%.4g", v);
+	}
+}
+
+/* Waits, wakes, switches and resizes; the workload's own figures. Nothing for a
+ * run that never blocked, switched or resized (hash-bench). */
+static void print_blocking(const struct results *r, FILE *out)
+{
+	uint64_t calls = 0, wakeups = 0, walked = 0, requeued = 0, switches = 0;
+	double blocked = 0, thread_ps = (double)r->window_ps * r->nthreads;
+
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		const struct thread_result *t = &r->threads[i];
+
+		calls += t->futex_calls;
+		wakeups += t->wakeups;
+		walked += t->chain_walked;
+		requeued += t->requeued;
+		switches += t->switches;
+		blocked += (double)t->blocked_ps;
+	}
+	if (calls || wakeups || switches || blocked > 0)
+		fprintf(out,
+			"  blocking         %llu futex calls, %llu wake-ups, %llu chain entries walked, %llu requeued; "
+			"%.1f%% of thread time asleep; %llu context switches\n",
+			(unsigned long long)calls, (unsigned long long)wakeups, (unsigned long long)walked,
+			(unsigned long long)requeued, thread_ps > 0 ? 100.0 * blocked / thread_ps : 0.0,
+			(unsigned long long)switches);
+	if (r->nfigures) {
+		fprintf(out, "  %s figures:\n", r->workload);
+		for (uint32_t i = 0; i < r->nfigures; i++) {
+			fprintf(out, "    %-30s ", r->figures[i].name);
+			print_value(out, r->figures[i].value, r->figures[i].units);
+			fputc('\n', out);
+		}
+	}
+	for (uint32_t i = 0; i < r->nresizes; i++) {
+		const struct futex_resize *z = &r->resizes[i];
+
+		fprintf(out, "  resize %-9u process %u private hash %u -> %u buckets at %.3f ms", i + 1, z->pid, z->from,
+			z->to, (double)z->start / 1e9);
+		if (z->end == SIMTIME_MAX)
+			fprintf(out, ", not published by the end\n");
+		else
+			fprintf(out, ", in use %.3f ms later\n", (double)(z->end - z->start) / 1e9);
+	}
 }
 
 static void print_si(FILE *out, double v)
@@ -229,7 +335,10 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 
 	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", r->version,
 		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
-	fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
+	if (strcmp(r->workload, "hash-bench") == 0)
+		fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
+	else
+		fprintf(out, "# Running the '%s' workload (simulated):\n", r->workload);
 	fputs(r->perf_header, out);
 	if (per_thread) {
 		for (uint32_t i = 0; i < r->nthreads; i++)
@@ -247,6 +356,7 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 		(unsigned long long)r->transfers[XFER_REMOTE],
 		r->total_ops ? (double)all / (double)r->total_ops : 0.0);
 	fprintf(out, "  DRAM fills       %llu\n", (unsigned long long)r->fills);
+	print_blocking(r, out);
 	if (r->nhot) {
 		fprintf(out, "  hottest lines    transfers (smt/node/remote)  line\n");
 		for (uint32_t i = 0; i < r->nhot; i++) {

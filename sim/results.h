@@ -18,6 +18,9 @@ struct thread_result {
 	uint64_t ops;           /* completed inside the measuring window */
 	uint64_t ops_per_sec;   /* perf_ops_per_sec(ops, window) */
 	char *perf_line;        /* perf's "[thread  N] ..." line, with newline */
+	/* blocking: in the window (all 0 for workloads that never block) */
+	uint64_t futex_calls, wakeups, chain_walked, requeued, switches;
+	simtime_t blocked_ps;   /* asleep in futex waits */
 };
 
 struct line_result {
@@ -58,7 +61,18 @@ struct results {
 	double wall_secs;       /* wall-clock time of sim_run */
 	uint64_t events;
 	int incomplete;         /* interrupted: the figures cover the window up to the stop */
+	/* the workload's own figures and latency histogram (models/workload.h) */
+	uint32_t nfigures;
+	struct workload_figure figures[WORKLOAD_MAX_FIGURES];
+	uint32_t nlat_bins;
+	double *lat_edges, *lat_counts; /* [nlat_bins + 1], [nlat_bins] */
+	/* private hash resizes (models/futex_table.h) */
+	uint32_t nresizes;
+	struct futex_resize *resizes;
 };
+
+/* The workload figure called `name`, or NULL. */
+const struct workload_figure *results_figure(const struct results *r, const char *name);
 
 /* Gathers the figures; keeps the `nhot` busiest lines. -1 when out of memory. */
 int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs);

@@ -13,18 +13,26 @@ static void on_control(void *ctx, uint32_t target)
 	coh_reset_stats(&s->coh);
 	spinlocks_reset_stats(&s->locks);
 	rwsems_reset_stats(&s->rwsems);
+	tasks_reset_stats(&s->tasks);
 }
 
-/* Called for every op that completes before the window's end, at the op's
- * completion time t->t (models/task.h); those at or after the window's start
- * are the ones task->ops counts. */
+/* A task's program completed before the window's end: the workload sets its next one. */
 static void wl_op_done(void *ctx, struct task *t)
+{
+	struct sim *s = ctx;
+
+	s->sc->wl_type->op_done(s->wl, t);
+}
+
+/* Called for every op counted (a program, or what the workload counts itself) at
+ * its completion time t->t (models/task.h); those at or after the window's start
+ * are the ones task->ops counts, and the time series. */
+static void op_counted(void *ctx, struct task *t)
 {
 	struct sim *s = ctx;
 
 	if (t->t >= s->warmup_end && t->id < s->nthreads)
 		ts_note_op(&s->ts, t->id, t->t);
-	s->sc->wl_type->op_done(s->wl, t);
 }
 
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
@@ -58,8 +66,12 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 		return -1;
 	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines, wl_op_done, s);
 	s->tasks.rwsems = &s->rwsems;
+	s->tasks.op_counted = op_counted;
+	s->tasks.op_counted_ctx = s;
 	s->tasks.rng = s->rng;
 	s->tasks.wakeup_latency_ps = s->k->wakeup_latency_ps;
+	s->tasks.context_switch_ps = s->k->context_switch_ps;
+	s->tasks.timeslice_ps = s->k->timeslice_ps;
 	s->tasks.window_start = s->warmup_end;
 	s->tasks.window_end = s->end;
 	if (sc->wl_type->setup(s, sc->wl_params, &s->wl, e) < 0)

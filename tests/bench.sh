@@ -18,3 +18,15 @@ for s in scenarios/bench/e5-global.yaml scenarios/bench/e5-private2.yaml scenari
 		printf "\n" }'
 	[ -n "$first" ] || first=$nsop
 done
+
+# The blocking workloads: simulated lock acquisitions (mutex) or barriers and
+# items (condvar) in the measured window per wall-clock second, and all programs
+# run (user atomics and futex calls, warm-up included) per wall-clock second.
+printf '\n%-18s %12s %12s %8s %14s %14s\n' workload "window ops" "programs" "wall s" "window ops/s" "programs/s"
+for s in mutex barrier producer-consumer churn; do
+	out=$("$bin" run "scenarios/workloads/$s.yaml" --no-output --set run.duration=50ms)
+	ops=$(printf '%s\n' "$out" | awk '/^  total ops/ { print $3 }')
+	set -- $(printf '%s\n' "$out" | grep '^  wall time')
+	awk -v n="$s" -v o="$ops" -v w="$3" -v p="$6" 'BEGIN {
+		printf "%-18s %12d %12d %8.3f %13.2fM %13.2fM\n", n, o, p, w, o / w / 1e6, p / w / 1e6 }'
+done

@@ -1,0 +1,249 @@
+#include "models/procset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/futex_table.h"
+#include "sim/config.h"
+#include "sim/sim.h"
+
+/* How long a refused publish waits before trying again: about one futex op [A]. */
+#define PUBLISH_RETRY_PS 1000000ull
+
+static void on_create(void *ctx, uint32_t i);
+static void on_publish(void *ctx, uint32_t pid);
+static void on_churn(void *ctx, uint32_t i);
+
+void procset_params_free(struct procset_params *p)
+{
+	free(p->cpus);
+	p->cpus = NULL;
+}
+
+int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per_cpu, struct procset_params *p,
+		  struct fs_error *e)
+{
+	static const char *const thread_starts[] = { "together", "as_created", NULL };
+	const struct yt_node *cpus = yt_get(n, "cpus");
+	int thread_start;
+
+	if (cpus && cfg_expect(cpus, YT_SCALAR, "cpus", e) < 0)
+		return -1;
+	if (machine_parse_cpulist(m, cpus ? cpus->scalar : "all", cpus ? &cpus->mark : &n->mark, &p->cpus,
+				  &p->ncpus, e) < 0)
+		return -1;
+	if (cfg_get_u32(n, "threads", p->ncpus, 1, 1u << 16, &p->threads, e) < 0 ||
+	    cfg_get_u32(n, "processes", 1, 1, 1u << 12, &p->processes, e) < 0 ||
+	    cfg_get_duration(n, "start_skew", 1 * PS_PER_US, 0, PS_PER_S, &p->start_skew, e) < 0 ||
+	    cfg_get_enum(n, "threads_start", thread_starts, 0, &thread_start, e) < 0 ||
+	    /* pthread_create of a pinned thread, clone included [A] */
+	    cfg_get_duration(n, "create_interval", 50 * PS_PER_US, 1, PS_PER_S, &p->create_interval, e) < 0 ||
+	    cfg_get_duration(n, "churn_interval", 0, 0, PS_PER_S, &p->churn_interval, e) < 0)
+		return -1;
+	p->staggered = thread_start == 1;
+	if (one_per_cpu && p->threads > p->ncpus) {
+		const struct yt_node *t = yt_get(n, "threads");
+
+		return fs_fail_at(e, t ? &t->mark : &n->mark,
+				  "threads: %u threads but the CPU list has %u CPUs (this workload pins one thread "
+				  "per CPU)",
+				  p->threads, p->ncpus);
+	}
+	if (p->processes > p->threads) {
+		const struct yt_node *q = yt_get(n, "processes");
+
+		return fs_fail_at(e, q ? &q->mark : &n->mark, "processes: %u processes for %u threads (each needs one)",
+				  p->processes, p->threads);
+	}
+	return 0;
+}
+
+int procset_init(struct procset *ps, struct sim *s, const struct procset_params *p, bool private_ops,
+		 const struct procset_ops *ops, void *ctx, struct fs_error *e)
+{
+	uint32_t nthreads = p->threads, nprocs = p->processes, ncpus = p->ncpus;
+	const uint32_t *cpus = p->cpus;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->s = s;
+	ps->nprocs = nprocs;
+	ps->p = p;
+	ps->private_ops = private_ops;
+	ps->ops = *ops;
+	ps->ctx = ctx;
+	ps->v = calloc(nprocs, sizeof(*ps->v));
+	ps->exit_due = calloc(nthreads, sizeof(*ps->exit_due));
+	if (!ps->v || !ps->exit_due)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	ps->create_kind = engine_register(&s->eng, on_create, ps);
+	ps->publish_kind = engine_register(&s->eng, on_publish, ps);
+	ps->churn_kind = engine_register(&s->eng, on_churn, ps);
+	for (uint32_t q = 0; q < nprocs; q++) {
+		struct ps_process *hp = &ps->v[q];
+		uint32_t pid, home;
+
+		hp->first = (uint32_t)((uint64_t)nthreads * q / nprocs);
+		hp->n = (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - hp->first;
+		/* forked where its first thread runs: its mm, hash and memory live there */
+		home = s->m->cpu_node[cpus[hp->first % ncpus]];
+		/* started together: every thread exists before the first op (+1: main) */
+		if (futex_tables_add_process(&s->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
+			return -1;
+		hp->live = p->staggered ? 0 : hp->n;
+		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+			struct task *t = &s->tasks.v[i];
+
+			t->cpu = cpus[i % ncpus];
+			t->core = s->m->cpu_core[t->cpu];
+			t->node = s->m->cpu_node[t->cpu];
+			t->process = pid;
+		}
+	}
+	return 0;
+}
+
+void procset_free(struct procset *ps)
+{
+	free(ps->v);
+	free(ps->exit_due);
+	memset(ps, 0, sizeof(*ps));
+}
+
+void procset_start(struct procset *ps)
+{
+	struct sim *s = ps->s;
+	simtime_t skew = ps->p->start_skew;
+
+	for (uint32_t q = 0; q < ps->nprocs; q++) {
+		const struct ps_process *hp = &ps->v[q];
+
+		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+			simtime_t at = skew ? (simtime_t)gsl_rng_uniform_int(s->rng, skew) : 0;
+
+			if (ps->p->staggered) {
+				engine_schedule(&s->eng, i * ps->p->create_interval + at, ps->create_kind, i);
+			} else {
+				s->tasks.v[i].t = at;
+				ps->ops.thread_started(ps->ctx, &s->tasks.v[i]);
+			}
+		}
+	}
+	if (ps->p->churn_interval)
+		engine_schedule(&s->eng, ps->p->churn_interval, ps->churn_kind, 0);
+}
+
+/* Churn: thread i is to exit at its next op boundary; the next one's turn comes
+ * an interval later. */
+static void on_churn(void *ctx, uint32_t i)
+{
+	struct procset *ps = ctx;
+	struct sim *s = ps->s;
+
+	ps->exit_due[i] = true;
+	engine_schedule(&s->eng, s->eng.now + ps->p->churn_interval, ps->churn_kind, (i + 1) % ps->p->threads);
+}
+
+void procset_figures(const struct procset *ps, struct workload_figures *out)
+{
+	workload_figure_add(out, "threads_created", "count", (double)ps->created);
+	workload_figure_add(out, "thread_exits", "count", (double)ps->exits);
+}
+
+bool procset_exiting(struct procset *ps, struct task *t)
+{
+	struct sim *s = ps->s;
+
+	if (!ps->exit_due[t->id])
+		return false;
+	ps->exit_due[t->id] = false;
+	ps->v[t->process].live--;
+	ps->exits++;
+	task_stop(&s->tasks, t);
+	/* pthread_create of its replacement: same CPU, same place in the workload */
+	engine_schedule(&s->eng, t->t + ps->p->create_interval, ps->create_kind, t->id);
+	return true;
+}
+
+bool procset_uses_atomic_mode(const struct procset *ps, uint32_t pid)
+{
+	const struct sim *s = ps->s;
+
+	return s->k->private_hash.refcount->switches_to_atomic && s->ft.procs[pid].phash && ps->private_ops;
+}
+
+enum prog_variant procset_variant(const struct procset *ps, const struct task *t)
+{
+	return ps->s->ft.procs[t->process].ref_atomic_until > ps->s->eng.now && procset_uses_atomic_mode(ps, t->process)
+		       ? PROG_REF_ATOMIC
+		       : PROG_NORMAL;
+}
+
+struct path_builder procset_builder(const struct procset *ps, const struct task *t, enum prog_variant v,
+				    bool shared, struct uop *uops, uint32_t cap)
+{
+	const struct sim *s = ps->s;
+	const struct process *proc = &s->ft.procs[t->process];
+	struct path_builder b = {
+		.k = s->k,
+		.m = s->m,
+		.shared = shared,
+		.private_hash = proc->phash != NULL && ps->private_ops,
+		.mm_lines = proc->mm_lines,
+		.phash_lines = proc->phash_lines,
+		.percpu_ref_line = proc->percpu_ref_lines[t->cpu],
+		.mmap_sem = proc->mmap_sem,
+		.ref_atomic = v == PROG_REF_ATOMIC,
+		.uops = uops,
+		.cap = cap,
+	};
+
+	for (unsigned c = 0; c < KC_NCOSTS; c++)
+		b.costs_ps[c] = fs_cost_ps(s->k->costs[c], s->m->freq_khz);
+	return b;
+}
+
+/* A replaced private hash becomes the one ops use, when the workload agrees. */
+static void on_publish(void *ctx, uint32_t pid)
+{
+	struct procset *ps = ctx;
+	struct sim *s = ps->s;
+
+	if (!ps->ops.publish(ps->ctx, pid)) {
+		engine_schedule(&s->eng, s->eng.now + PUBLISH_RETRY_PS, ps->publish_kind, pid);
+		return;
+	}
+	ps->v[pid].publish_due = false;
+	futex_tables_resize_done(&s->ft, pid, s->eng.now);
+}
+
+/* pthread_create of thread `i`: the kernel may resize the process's private hash. */
+static void on_create(void *ctx, uint32_t i)
+{
+	struct procset *ps = ctx;
+	struct sim *s = ps->s;
+	struct task *t = &s->tasks.v[i];
+	struct process *proc = &s->ft.procs[t->process];
+	struct ps_process *hp = &ps->v[t->process];
+	struct fs_error e = { 0 };
+	bool grew;
+
+	hp->live++;
+	ps->created++;
+	if (futex_tables_thread_created(&s->ft, t->process, hp->live + 1, s->eng.now, &grew, &e) < 0) {
+		/* out of memory mid-run: stop the run; sim_run reports it */
+		s->eng.out_of_memory = true;
+		s->eng.stop = true;
+		return;
+	}
+	if (grew && !hp->publish_due) {
+		/* 6.17+: the per-CPU refcount goes atomic; the old hash dies and the new one is
+		 * published about two grace periods later. Otherwise at once. */
+		simtime_t delay = procset_uses_atomic_mode(ps, t->process) ? 2 * s->k->rcu_grace_period_ps : 0;
+
+		proc->ref_atomic_until = s->eng.now + delay;
+		hp->publish_due = true;
+		engine_schedule(&s->eng, s->eng.now + delay, ps->publish_kind, t->process);
+	}
+	t->t = s->eng.now;
+	ps->ops.thread_started(ps->ctx, t);
+}

@@ -1,0 +1,170 @@
+/* User-space synchronisation on futexes as glibc builds it: a mutex (lowlevellock)
+ * and a condition variable, run by simulated tasks as sequences of small programs.
+ *
+ * Mutex (glibc lll_lock / lll_unlock; 0 free, 1 locked, 2 locked with waiters):
+ *   lock:   CAS 0->1; if it was taken: load, and unless it reads 2, exchange 2 in
+ *           (getting 0 means acquired); otherwise FUTEX_WAIT(word, 2) and exchange again.
+ *   unlock: exchange 0 in; if it was 2, FUTEX_WAKE(word, 1).
+ * A lock after a condition wait (lll_cond_lock) puts 2 in instead of 1: other
+ * waiters may have been requeued onto the mutex.
+ * Condition variable (the pre-2.25 NPTL design, with requeue): a sequence word.
+ *   wait:      read seq, unlock the mutex, FUTEX_WAIT(seq, the value read), lock again.
+ *   signal:    seq++; FUTEX_WAKE(seq, 1) if anybody waits.
+ *   broadcast: seq++; FUTEX_WAKE(seq, all), or FUTEX_CMP_REQUEUE(seq, 1, all, mutex):
+ *              wake one and move the others onto the mutex's futex.
+ * The caller holds the mutex around signal and broadcast; the condition's
+ * waiter count is protected by it (glibc's internal lock is not modelled).
+ * Every user atomic is an access to the word's cache line; futex calls run the
+ * kernel design's paths (models/futex_path.h).
+ *
+ * A workload starts a protocol on a task (usync_lock, ...) from its op_done hook
+ * and calls usync_step from there while usync_busy: each call sets the task's
+ * next program, until the protocol is done. The module checks mutual exclusion
+ * (a second owner counts as a violation and, in FUTEXSIM_DEBUG builds, aborts).
+ */
+#ifndef FUTEXSIM_USYNC_H
+#define FUTEXSIM_USYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gsl/gsl_histogram.h>
+
+#include "models/futex_path.h"
+#include "models/procset.h"
+#include "models/task.h"
+#include "models/workload.h"
+#include "sim/error.h"
+
+#define USYNC_NONE UINT32_MAX
+
+/* A futex word in user memory and where the kernel hashes it. */
+struct usync_futex {
+	struct futex_word w;    /* first: a task's waiting_on points here */
+	struct op_target target;
+};
+
+struct usync_mutex {
+	struct usync_futex f;
+	uint32_t owner;         /* task holding it, USYNC_NONE */
+};
+
+struct usync_cond {
+	struct usync_futex seq;
+	uint32_t waiters;       /* tasks between reading seq and waking (user-level count) */
+};
+
+/* Per-task state of the protocol in progress and counters for reports. */
+struct usync_task {
+	uint8_t phase;          /* enum in usync.c; 0 = idle */
+	bool cond_lock;         /* the lock in progress is lll_cond_lock (puts 2) */
+	bool in_kernel;         /* its program is a futex call */
+	uint32_t mutex, cond;
+	uint32_t cond_seq;      /* the condition's sequence value a wait read */
+	simtime_t lock_started; /* when the lock call began (acquisition latency) */
+	uint64_t acquisitions, futex_calls, waits, wakes, requeues;
+	uint64_t woken;         /* waiters its wakes and requeues woke */
+	uint64_t moved;         /* waiters its requeues moved */
+	simtime_t call_start;   /* when its futex call in progress began */
+	simtime_t wake_ps;      /* time spent in FUTEX_WAKE calls (and CMP_REQUEUE) */
+	uint64_t wake_calls;
+};
+
+/* The paths' micro-op programs of a task: kernel programs per variant. */
+enum usync_prog { UP_CAS, UP_XCHG, UP_LOAD, UP_WAIT, UP_WAKE, UP_REQUEUE, UP_NPROGS };
+
+/* YAML keys of the workloads built on it: shared (false), lock_call, syscall_wrap. */
+struct usync_params {
+	bool shared;            /* process-shared objects in a shared file mapping */
+	struct fs_cost lock_call;    /* the library call's own work around each user atomic */
+	struct fs_cost syscall_wrap; /* the libc futex wrapper around the syscall */
+};
+#define USYNC_KEYS "shared", "lock_call", "syscall_wrap"
+int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error *e);
+
+struct usync {
+	struct sim *s;
+	const struct procset *ps;
+	simtime_t lock_call_ps, syscall_wrap_ps;
+	bool shared;            /* futex ops without FUTEX_PRIVATE_FLAG, on a shared file mapping */
+	uint64_t shm_base;      /* that mapping's address (the same in every process) */
+	uint32_t page_object;   /* memmap object of its struct pages */
+	uint32_t nmutexes, nconds;
+	struct usync_mutex *mutexes;
+	struct usync_cond *conds;
+	struct usync_task *tasks;   /* per task */
+	struct uop *progs;          /* [((task * NPROG_VARIANTS + v) * UP_NPROGS + p) * USYNC_MAX_UOPS] */
+	uint32_t *nuops;
+	uint32_t ntasks;
+	uint64_t violations;        /* a lock acquired while another task held it (must stay 0) */
+	gsl_histogram *latency;    /* acquisition latency, ps, log-spaced bins */
+	simtime_t window_start, window_end;
+};
+
+#define USYNC_MAX_UOPS 96u
+
+int usync_init(struct usync *u, struct sim *s, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
+	       const struct usync_params *p, struct fs_error *e);
+void usync_free(struct usync *u);
+
+/* Builds the programs of process pid's tasks (all variants it needs). */
+int usync_build_programs(struct usync *u, uint32_t pid, struct fs_error *e);
+/* procset's publish for workloads built on usync: rehash, then rebuild programs. */
+bool usync_publish(struct usync *u, uint32_t pid);
+/* Once the futexes are placed: builds every thread's programs, declares the
+ * lines each may touch (for the coherence model's run-ahead) and starts the
+ * threads (procset_start). */
+int usync_start(struct usync *u, struct procset *ps, struct fs_error *e);
+
+/* Start a protocol: the task's next program is set; `work` is local work done
+ * first (think time before a lock, the critical section before an unlock). */
+void usync_lock(struct usync *u, struct task *t, uint32_t mutex, simtime_t work);
+void usync_unlock(struct usync *u, struct task *t, simtime_t work);
+void usync_cond_wait(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, simtime_t work);
+void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t work);
+void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
+			  simtime_t work);
+
+static inline bool usync_busy(const struct usync *u, const struct task *t)
+{
+	return u->tasks[t->id].phase != 0;
+}
+
+/* From op_done while busy: advances the protocol and sets the next program.
+ * Returns true when the protocol has finished (the task is idle again; a lock
+ * has been acquired and counted). */
+bool usync_step(struct usync *u, struct task *t);
+
+/* Re-resolves every futex of process `pid` (a new private hash) and moves its
+ * sleeping waiters to the new buckets. False, changing nothing, while one of the
+ * process's tasks is inside a futex op on the old hash. */
+bool usync_rehash(struct usync *u, uint32_t pid);
+
+/* Latency percentile q (0..1) of acquisitions in the window, in ps (0 when none). */
+double usync_latency_quantile(const struct usync *u, double q);
+
+/* The window's figures: acquisitions, latency percentiles, futex calls per
+ * acquisition, waits, wakes, requeues, waiters woken and moved, and the
+ * mutual-exclusion violations (always 0 unless the model is wrong). */
+void usync_figures(const struct usync *u, struct workload_figures *out);
+
+/* Bytes usync_init and the programs take for this many tasks, mutexes and conds. */
+uint64_t usync_bytes(uint32_t ntasks, uint32_t nmutexes, uint32_t nconds);
+
+/* The futex's target: resolved from its address for process `pid`, or by inode
+ * when shared. */
+void usync_resolve(struct usync *u, struct usync_futex *f, uint32_t pid);
+
+/* Memory for `bytes` of objects: in process pid's heap (malloc'd by its main
+ * thread on its home node) or, when shared, the shared mapping (mmap of one file,
+ * page aligned, first touched by process 0; call once). Its base address, and a
+ * memmap object named `name` whose elements are `element`s. */
+int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name, const char *element,
+		uint64_t *base, uint32_t *object, struct fs_error *e);
+
+/* Places futex f at `uaddr` (element `index` of memmap object `object`) for
+ * process `pid` and resolves it; shared futexes also get their struct page's line. */
+int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t uaddr, uint32_t object,
+		uint32_t index, struct fs_error *e);
+
+#endif
