@@ -61,7 +61,8 @@ int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per
 int procset_init(struct procset *ps, struct sim *s, const struct procset_params *p, bool private_ops,
 		 const struct procset_ops *ops, void *ctx, struct fs_error *e)
 {
-	uint32_t nthreads = p->threads, nprocs = p->processes, ncpus = p->ncpus;
+	static const char *const no_fields[] = { NULL };
+	uint32_t nthreads = p->threads, nprocs = p->processes, ncpus = p->ncpus, q_object;
 	const uint32_t *cpus = p->cpus;
 
 	memset(ps, 0, sizeof(*ps));
@@ -78,6 +79,9 @@ int procset_init(struct procset *ps, struct sim *s, const struct procset_params 
 	ps->create_kind = engine_register(&s->eng, on_create, ps);
 	ps->publish_kind = engine_register(&s->eng, on_publish, ps);
 	ps->churn_kind = engine_register(&s->eng, on_churn, ps);
+	q_object = memmap_object(&s->mem, "futex_q on the kernel stack of thread", "thread", no_fields);
+	if (q_object == MEMMAP_NONE)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	for (uint32_t q = 0; q < nprocs; q++) {
 		struct ps_process *hp = &ps->v[q];
 		uint32_t pid, home;
@@ -97,6 +101,12 @@ int procset_init(struct procset *ps, struct sim *s, const struct procset_params 
 			t->core = s->m->cpu_core[t->cpu];
 			t->node = s->m->cpu_node[t->cpu];
 			t->process = pid;
+			/* a waiter's futex_q lives on its kernel stack, allocated on its node;
+			 * a waker walking the chain reads it */
+			t->q_line = memmap_line(&s->mem, memmap_alloc(&s->mem, MEM_KERNEL_NODE, t->node, 64, 64), q_object,
+						i, -1);
+			if (t->q_line == MEMMAP_NONE)
+				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		}
 	}
 	return 0;

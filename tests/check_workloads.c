@@ -20,6 +20,7 @@
 #define QUEUE "scenarios/workloads/producer-consumer.yaml"
 #define CHURN "scenarios/workloads/churn.yaml"
 #define COLLISIONS "scenarios/workloads/collisions.yaml"
+#define PROCESSES "scenarios/workloads/processes.yaml"
 
 static double figure(const struct sim *s, const char *name)
 {
@@ -205,54 +206,48 @@ START_TEST(test_requeue_keeps_the_waiters_order)
 	struct scenario sc;
 	struct sim s;
 	struct fs_error e = { 0 };
-	const struct futex_word *cond = NULL, *mutex = NULL;
+	const struct futex_word *cond = NULL;
 	uint32_t before[8], nbefore = 0, checked = 0;
 
 	ck_assert_msg(scenario_load(&sc, BARRIER, sets, 6, &e) == 0, "%s", e.msg);
 	ck_assert_msg(sim_build(&s, &sc, &e) == 0, "%s", e.msg);
 	sim_start(&s);
-	for (simtime_t at = 100000; at < s.end && checked < 20; at += 100000) {
-		uint32_t after[8], nafter;
+	/* every microsecond: a requeue moves the sleepers within one event, and the
+	 * first of them wakes only after the broadcaster's unlock and the wake-up
+	 * latency, so the first look after the cond's chain empties sees the move */
+	for (simtime_t at = 1000000; at < s.end; at += 1000000) {
+		uint32_t now[8], n, after[8], nafter = 0, j = 0;
 
 		sim_advance(&s, at);
-		/* the words: the cond is what most sleepers wait on; the mutex the requeued */
-		for (uint32_t i = 0; i < s.nthreads; i++) {
-			const struct futex_word *w = s.tasks.v[i].waiting_on;
-
-			if (!w)
-				continue;
-			if (!cond && chain_of(&s, w, after, 8) >= 4)
-				cond = w;
-			else if (cond && w != cond)
-				mutex = w;
-		}
-		if (cond) {
-			uint32_t n = chain_of(&s, cond, after, 8);
-
-			if (n >= nbefore && n > 1) {
-				memcpy(before, after, n * sizeof(*after));
-				nbefore = n;
-				continue;
-			}
-		}
-		if (!mutex || nbefore < 3)
+		for (uint32_t i = 0; i < s.nthreads && !cond; i++)
+			if (s.tasks.v[i].waiting_on && chain_of(&s, s.tasks.v[i].waiting_on, now, 8) >= 3)
+				cond = s.tasks.v[i].waiting_on; /* the barrier's condition: most sleep there */
+		if (!cond)
 			continue;
-		/* after a broadcast: the first sleeper woken, the others on the mutex's
-		 * chain in the order they slept (those already woken from it gone) */
-		nafter = chain_of(&s, mutex, after, 8);
-		if (nafter >= 2) {
-			uint32_t j = 0;
-
-			for (uint32_t i = 1; i < nbefore && j < nafter; i++)
-				if (before[i] == after[j])
-					j++;
-			ck_assert_msg(j == nafter, "the requeued waiters are out of order");
-			checked++;
+		n = chain_of(&s, cond, now, 8);
+		if (n >= 3) {
+			memcpy(before, now, n * sizeof(*now));
+			nbefore = n;
+			continue;
 		}
+		if (n || nbefore < 3)
+			continue;
+		/* the broadcast woke the first sleeper and moved the others onto the mutex's
+		 * chain: all of them there, in the order they slept */
+		ck_assert_ptr_nonnull(s.tasks.v[before[1]].waiting_on);
+		n = chain_of(&s, s.tasks.v[before[1]].waiting_on, now, 8);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t k = 1; k < nbefore; k++)
+				if (now[i] == before[k])
+					after[nafter++] = now[i];
+		ck_assert_uint_eq(nafter, nbefore - 1);
+		for (uint32_t k = 1; k < nbefore; k++)
+			j += after[k - 1] == before[k];
+		ck_assert_msg(j == nbefore - 1, "the requeued waiters are out of order");
+		checked++;
 		nbefore = 0;
-		mutex = NULL;
 	}
-	ck_assert_uint_gt(checked, 0);
+	ck_assert_uint_gt(checked, 5);
 	sim_free(&s);
 	scenario_free(&sc);
 }
@@ -408,6 +403,46 @@ START_TEST(test_figures_in_the_result_file)
 }
 END_TEST
 
+static uint64_t global_futexes(const struct sim *s)
+{
+	uint64_t n = 0;
+
+	for (uint32_t t = 0; t < s->ft.nglobal; t++)
+		for (uint32_t b = 0; b < s->ft.tables[t]->size; b++)
+			n += s->ft.tables[t]->hashed[b];
+	return n;
+}
+
+/* Process-shared mutexes hash by inode into the global table, whatever the
+ * process; private ones stay in their own process's private hash. */
+START_TEST(test_shared_futexes_global_private_ones_private)
+{
+	static const char *const shared[] = { "workload.shared=true", "run.duration=2ms" };
+	static const char *const private[] = { "workload.shared=false", "run.duration=2ms" };
+	struct tu_run a, b;
+
+	tu_run(&a, PROCESSES, shared, 2);
+	tu_run(&b, PROCESSES, private, 2);
+	ck_assert_uint_eq(a.s.ft.nprocs, 4);
+	ck_assert_uint_gt(SUM(&a.s, futex_calls), 100);
+	ck_assert_uint_gt(SUM(&b.s, futex_calls), 100);
+	ck_assert_uint_gt(tu_transfers_of(&a.s, "global hash"), 0);
+	ck_assert_uint_eq(tu_transfers_of(&a.s, "private hash of"), 0);
+	/* the same 64 mutexes for all 4 processes: resolved once each, by inode */
+	ck_assert_uint_eq(global_futexes(&a.s), 64);
+	ck_assert_uint_eq(global_futexes(&b.s), 0);
+	ck_assert_uint_eq(tu_transfers_of(&b.s, "global hash"), 0);
+	for (uint32_t p = 0; p < 4; p++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "private hash of process %u", p);
+		ck_assert_uint_gt(tu_transfers_of(&b.s, name), 0);
+	}
+	tu_run_free(&a);
+	tu_run_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workloads");
@@ -424,6 +459,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_churn_resize_cost_then_none);
 	tcase_add_test(tc, test_threads_share_cpus);
 	tcase_add_test(tc, test_figures_in_the_result_file);
+	tcase_add_test(tc, test_shared_futexes_global_private_ones_private);
 	suite_add_tcase(s, tc);
 	return s;
 }
