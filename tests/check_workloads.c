@@ -413,6 +413,30 @@ static uint64_t global_futexes(const struct sim *s)
 	return n;
 }
 
+/* Same scenario and seed, same run: the summaries agree but for the wall-clock line. */
+START_TEST(test_same_seed_same_run)
+{
+	static const char *const runs[] = { MUTEX " --set run.duration=2ms",
+					    BARRIER " --set run.duration=2ms --set workload.broadcast=requeue",
+					    CHURN " --set run.duration=3ms --seed 7" };
+
+	for (int i = 0; i < 3; i++) {
+		char *a = NULL, *b = NULL;
+
+		ck_assert_int_eq(tu_shellf(&a, "%s run %s --no-output --per-thread | grep -v '^  wall time'", tu_bin(),
+					   runs[i]),
+				 0);
+		ck_assert_int_eq(tu_shellf(&b, "%s run %s --no-output --per-thread | grep -v '^  wall time'", tu_bin(),
+					   runs[i]),
+				 0);
+		ck_assert_str_eq(a, b);
+		ck_assert_ptr_nonnull(strstr(a, "latency_p99"));
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
 /* Process-shared mutexes hash by inode into the global table, whatever the
  * process; private ones stay in their own process's private hash. */
 START_TEST(test_shared_futexes_global_private_ones_private)
@@ -460,6 +484,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_threads_share_cpus);
 	tcase_add_test(tc, test_figures_in_the_result_file);
 	tcase_add_test(tc, test_shared_futexes_global_private_ones_private);
+	tcase_add_test(tc, test_same_seed_same_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
