@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/config.h"
@@ -85,14 +86,20 @@ static int locate_preset(const char *kind_dir, const char *kind, const struct yt
 	if (!*s)
 		return fs_fail_at(e, &name->mark, "%s: empty preset name", kind);
 	if (strchr(s, '/') || (len > 5 && strcmp(s + len - 5, ".yaml") == 0)) {
+		struct stat st;
+
 		snprintf(out, outlen, "%s", s);
-		if (access(out, R_OK) == 0 || s[0] == '/')
-			return 0;
-		snprintf(out, outlen, "%s/%s", base_dir, s);
-		if (access(out, R_OK) == 0)
-			return 0;
-		return fs_fail_at(e, &name->mark, "%s file '%s' not found (looked in the working directory and %s)",
-				  kind, s, base_dir);
+		if (access(out, R_OK) != 0 && s[0] != '/')
+			snprintf(out, outlen, "%s/%s", base_dir, s);
+		if (access(out, R_OK) != 0)
+			return fs_fail_at(e, &name->mark,
+					  "%s file '%s' not found (looked in the working directory and %s)", kind, s,
+					  base_dir);
+		/* a directory cannot be read, and a FIFO or device may never end */
+		if (stat(out, &st) != 0 || !S_ISREG(st.st_mode))
+			return fs_fail_at(e, &name->mark, "%s file '%s' is not a regular file (expected a YAML file)",
+					  kind, out);
+		return 0;
 	}
 	snprintf(out, outlen, "%s/%s/%s.yaml", scenario_config_dir(), kind_dir, s);
 	if (access(out, R_OK) == 0)
