@@ -180,7 +180,49 @@ sweep-demo: deps
 	$(PYTHON) analysis/plot sweep results/sweep-demo/sweep.h5 \
 	  --published analysis/data/e5-2650-sweep-2024.csv:all_28
 
+# Robustness (docs/robustness.md):
+#   make fuzz       libFuzzer (clang) over the scenario loader and --set parser for
+#                   FUZZ_SECONDS; new inputs collect in build-fuzz/corpus, crashes land in
+#                   tests/fuzz/crashes/ (make check replays them: fix, then commit them)
+#   make fuzz-merge minimize tests/fuzz/corpus with what make fuzz found
+#   make sanitize   every test with ASan+UBSan in build-san/ (the normal build is left
+#                   alone), then valgrind memcheck on one short scenario
+FUZZ_SECONDS ?= 60
+FUZZ_BIN     := build-fuzz/fuzz_scenario
+FUZZ_FLAGS   := -timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict=tests/fuzz/scenario.dict
+SAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+.PHONY: fuzz fuzz-merge sanitize
+$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(wildcard sim/*.h models/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $@"
+	$(Q)clang $(filter-out $(OPT) $(SANITIZE),$(CFLAGS)) -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(DEP_LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@mkdir -p build-fuzz/corpus tests/fuzz/crashes
+	$(FUZZ_BIN) $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=tests/fuzz/crashes/ build-fuzz/corpus tests/fuzz/corpus
+
+fuzz-merge: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@rm -rf build-fuzz/merged && mkdir -p build-fuzz/merged build-fuzz/corpus
+	$(FUZZ_BIN) $(FUZZ_FLAGS) -merge=1 build-fuzz/merged tests/fuzz/corpus build-fuzz/corpus
+	rm -rf tests/fuzz/corpus && mv build-fuzz/merged tests/fuzz/corpus
+
+sanitize: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=valgrind
+	@$(MAKE) --no-print-directory BUILD=build-san BIN=build-san/bin/futexsim OPT=-O1 \
+	  SANITIZE="$(SAN_FLAGS)" check
+	@$(MAKE) --no-print-directory $(BIN)
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  $(BIN) run scenarios/quickstart.yaml --set run.duration=100us --set run.warmup=20us \
+	  -o build-san/valgrind.h5 > /dev/null
+	@echo "make sanitize: ASan+UBSan tests and valgrind memcheck clean"
+
 clean:
-	rm -rf $(BUILD) bin
+	rm -rf $(BUILD) bin build-san build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/sim/main.d $(TOOL_LIB_OBJS:.o=.d) $(TOOL_SRCS:analysis/%.c=$(BUILD)/analysis/%.d)
