@@ -173,6 +173,20 @@ int estimate_check_memory(const struct scenario *sc, const struct estimate *est,
 		      (unsigned long long)est->targets, gib(sc->max_memory));
 }
 
+int estimate_check_sums(const struct scenario *sc, struct fs_error *e)
+{
+	uint64_t ntasks = sc->wl_type->ntasks(sc->wl_params), end = sc->warmup + sc->duration;
+
+	if (end <= UINT64_MAX / (ntasks ? ntasks : 1))
+		return 0;
+	return fs_fail_at(e, blame(sc, NULL),
+			  "%llu tasks x %.6g s of simulated time could overflow the 64-bit sums of waiting time "
+			  "(expected tasks x (run.warmup + run.duration) below 2^64 ps: at most %.6g s with %llu "
+			  "tasks)",
+			  (unsigned long long)ntasks, (double)end / 1e12, (double)(UINT64_MAX / ntasks) / 1e12,
+			  (unsigned long long)ntasks);
+}
+
 int estimate_check_events(const struct scenario *sc, const struct estimate *est, struct fs_error *e)
 {
 	if (est->op_floor_ps == 0)

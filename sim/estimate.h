@@ -48,6 +48,9 @@ void estimate_memory(const struct scenario *sc, struct estimate *est);
  * op takes no simulated time. */
 void estimate_events(const struct sim *s, struct estimate *est);
 
+/* Fail (FS_ERR_INPUT) when times summed over every task (waiting times of a
+ * lock or line) could exceed 2^64 ps: tasks x (warmup + duration) >= 2^64. */
+int estimate_check_sums(const struct scenario *sc, struct fs_error *e);
 /* Fail (FS_ERR_LIMIT) when the estimate exceeds sc->max_memory / max_events. */
 int estimate_check_memory(const struct scenario *sc, const struct estimate *est, struct fs_error *e);
 int estimate_check_events(const struct scenario *sc, const struct estimate *est, struct fs_error *e);

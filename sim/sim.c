@@ -43,7 +43,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	memset(s, 0, sizeof(*s));
 	/* refused before anything is allocated, rather than killed by the OS halfway */
 	estimate_memory(sc, &est);
-	if (estimate_check_memory(sc, &est, e) < 0)
+	if (estimate_check_sums(sc, e) < 0 || estimate_check_memory(sc, &est, e) < 0)
 		return -1;
 	s->sc = sc;
 	s->nthreads = sc->wl_type->nthreads(sc->wl_params);
