@@ -33,8 +33,9 @@ void path_emit(struct path_builder *b, struct uop u)
 
 void path_emit_work(struct path_builder *b, simtime_t ps)
 {
-	/* consecutive local work is one micro-op: fewer steps on the hot path */
-	if (b->n && b->uops[b->n - 1].kind == UOP_WORK) {
+	/* consecutive local work is one micro-op: fewer steps on the hot path (a
+	 * random duration's work_ps is its mean: nothing adds to it) */
+	if (b->n && b->uops[b->n - 1].kind == UOP_WORK && b->uops[b->n - 1].operand != OPND_RANDOM_EXP) {
 		b->uops[b->n - 1].work_ps += ps;
 		return;
 	}

@@ -74,7 +74,7 @@ extern const char *const futex_step_names[]; /* NULL-terminated, in enum order *
 
 enum uop_kind {
 	UOP_WORK,    /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean;
-			OPND_TASK_WORK: the task's work_ps) */
+			OPND_TASK_WORK: the task's work_ps plus work_ps) */
 	UOP_ACCESS,  /* a line access: access, operand */
 	UOP_LOCK,    /* take the operand's spinlock (work_ps: the contended slow path's local work) */
 	UOP_UNLOCK,
@@ -110,7 +110,7 @@ enum uop_operand {
 	OPND_BUCKET2_FIELD,/* the second target's bucket field (requeue) */
 	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
 	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
-	OPND_TASK_WORK     /* UOP_WORK: the duration in task.work_ps (a workload's draw) */
+	OPND_TASK_WORK     /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
 };
 
 struct uop {

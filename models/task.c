@@ -713,7 +713,8 @@ static void run(struct tasks *ts, struct task *t)
 			if (u->operand == OPND_RANDOM_EXP)
 				t->t += (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
 			else if (u->operand == OPND_TASK_WORK)
-				t->t += work_time(ts, t, t->work_ps);
+				/* the workload's draw, and fixed work merged into this micro-op */
+				t->t += work_time(ts, t, t->work_ps + u->work_ps);
 			else
 				t->t += work_time(ts, t, u->work_ps);
 			t->burst_line = COH_NONE;
