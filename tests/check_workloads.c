@@ -361,9 +361,55 @@ START_TEST(test_churn_resize_cost_then_none)
 	ck_assert_uint_lt(last_creation + 250000000ull, published);
 	ck_assert_double_lt(mean_ops(sr, last_creation + 250000000ull, published - 250000000ull),
 			    0.97 * mean_ops(sr, published + 500000000ull, s.end));
+	ck_assert_uint_eq(s.ft.procs[0].phash->size, 128);
 	/* churn went on after the last creation (threads exit and are replaced) */
 	ck_assert_double_gt(figure(&s, "thread_exits"), 5);
 	free(sr);
+	sim_free(&s);
+	scenario_free(&sc);
+}
+END_TEST
+
+/* A resize published while threads sleep in the old hash moves them: right
+ * after it, every sleeper is queued in the new hash, and all wake up later. */
+START_TEST(test_resize_rehashes_waiters)
+{
+	static const char *const sets[] = { "machine=small-1node", "kernel=linux-6.17", "workload.threads=8",
+					    "workload.mutexes=2", "workload.critical=20us", "workload.think=1us",
+					    "workload.threads_start=as_created", "workload.create_interval=20us",
+					    "workload.acquisitions=400", "run.warmup=0ms", "run.duration=1s" };
+	struct scenario sc;
+	struct sim s;
+	struct fs_error e = { 0 };
+	bool slept[8] = { false };
+	uint32_t moved = 0;
+	bool published = false;
+
+	ck_assert_msg(scenario_load(&sc, MUTEX, sets, 11, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_build(&s, &sc, &e) == 0, "%s", e.msg);
+	sim_start(&s);
+	for (simtime_t at = 200000; at < s.end && !published; at += 200000) {
+		sim_advance(&s, at);
+		published = s.ft.nresizes && s.ft.resizes[0].end != SIMTIME_MAX;
+		for (uint32_t i = 0; i < s.nthreads; i++) {
+			const struct task *t = &s.tasks.v[i];
+
+			if (!published) {
+				/* asleep in the hash that is about to be replaced */
+				slept[i] = t->waiting_on && t->state == TS_SLEEP && s.ft.nresizes &&
+					   t->wait_table != s.ft.procs[0].phash;
+			} else if (t->waiting_on) {
+				ck_assert_ptr_eq(t->wait_table, s.ft.procs[0].phash);
+				moved += slept[i];
+			}
+		}
+	}
+	ck_assert(published);
+	ck_assert_uint_gt(moved, 0);
+	sim_advance(&s, s.end);
+	ck_assert_int_eq(sim_finish(&s, &e), 0);
+	for (uint32_t i = 0; i < s.nthreads; i++)
+		ck_assert_uint_eq(s.tasks.v[i].state, TS_IDLE);
 	sim_free(&s);
 	scenario_free(&sc);
 }
@@ -505,6 +551,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_colliding_keys_lengthen_chain_walks);
 	tcase_add_test(tc, test_churn_resize_cost_then_none);
 	tcase_add_test(tc, test_threads_share_cpus);
+	tcase_add_test(tc, test_resize_rehashes_waiters);
 	tcase_add_test(tc, test_figures_in_the_result_file);
 	tcase_add_test(tc, test_shared_futexes_global_private_ones_private);
 	tcase_add_test(tc, test_same_seed_same_run);
