@@ -24,6 +24,9 @@ struct workload_size {
 	uint64_t user_lines;          /* cache lines of user memory and struct pages it maps */
 	uint64_t targets;             /* futexes it resolves (per-futex records) */
 	uint64_t bytes;               /* its own arrays: per-futex targets, programs, ... */
+	simtime_t step_work_ps;       /* typical work it draws before a program run (OPND_TASK_WORK:
+					 think time, critical section), 0 when none or unknown; only
+					 the event estimate (sim/estimate.h) uses it */
 };
 
 /* A workload's own figures of the measured window, for the summary, the result

@@ -1,5 +1,6 @@
 #include "models/workload_condvar.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -407,6 +408,8 @@ static void size(const void *params, struct workload_size *out)
 	out->max_process_threads = (p->pp.threads + p->pp.processes - 1) / p->pp.processes + 1;
 	out->user_lines = (uint64_t)p->groups * (GROUP_BYTES / 64 + 1) * (p->up.shared ? 2 : 1) + p->pp.processes;
 	out->targets = 3ull * p->groups;
+	/* a lock runs after the work between rounds or items, an unlock after the critical section */
+	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->work), distribution_mean_ps(&p->critical));
 	out->bytes = usync_bytes(p->pp.threads, p->groups, 2 * p->groups) +
 		     (uint64_t)p->groups * sizeof(struct group) + (uint64_t)p->pp.threads * sizeof(struct thread_state) +
 		     p->pp.processes * sizeof(struct ps_process);

@@ -260,6 +260,8 @@ static void size(const void *params, struct workload_size *out)
 	if (p->up.shared)
 		out->user_lines += nmutex * p->stride / 4096 + 1; /* struct pages */
 	out->targets = nmutex;
+	/* a lock's CAS runs after the think time, its unlock after the critical section */
+	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->think), distribution_mean_ps(&p->critical));
 	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + p->pp.threads +
 		     p->pp.processes * sizeof(struct ps_process) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
 }

@@ -101,8 +101,12 @@ void estimate_events(const struct sim *s, struct estimate *est)
 {
 	const struct tasks *ts = &s->tasks;
 	uint32_t nthreads = s->sc->wl_type->nthreads(s->sc->wl_params);
+	struct workload_size w = { 0 };
 	simtime_t floor = 0;
 	uint64_t uops = 1;
+
+	if (s->sc->wl_type->size)
+		s->sc->wl_type->size(s->sc->wl_params, &w);
 
 	/* The cheapest thread program's fixed local work. Random work (which may be
 	 * ~0) is left out; a program that branches around work would make this an
@@ -124,9 +128,10 @@ void estimate_events(const struct sim *s, struct estimate *est)
 		est->ops = est->events = UINT64_MAX;
 		return;
 	}
-	/* each task at most end / floor ops (background tasks counted like
-	 * threads), each at most one event per micro-op; one per interval */
-	est->ops = sat_mul(ts->n, s->end / floor + 1);
+	/* each task at most end / (floor + the workload's least mean draw) ops
+	 * (background tasks counted like threads), each at most one event per
+	 * micro-op; one event per interval */
+	est->ops = sat_mul(ts->n, s->end / sat_add(floor, w.step_work_ps) + 1);
 	est->events = sat_add(sat_mul(est->ops, uops), s->ts.nintervals + 1);
 }
 

@@ -14,11 +14,14 @@
  * to that against the measured peak RSS).
  *
  * Events (estimate_events, on the built simulation before it runs): every
- * task's op takes at least its program's local work (loop, syscall and the
- * path's costs; accesses and lock waits only add to it), so ops <= tasks x
- * simulated time / that floor, and each op schedules at most one event per
- * micro-op; plus one event per output.interval. An upper bound, typically 2-10
- * times the events a run really handles. A floor of 0 ps means an op takes no
+ * program run of a task takes at least its fixed local work (loop, syscall and
+ * the path's costs; accesses and lock waits only add to it) plus, for blocking
+ * workloads, the typical think time or critical section it draws
+ * (workload_size.step_work_ps), so runs <= tasks x simulated time / that, and
+ * each schedules at most one event per micro-op; plus one event per
+ * output.interval. For hash-bench an upper bound, typically 2-10 times the
+ * events a run really handles; for blocking workloads an estimate of the same
+ * looseness (barriers start far looser). A floor of 0 ps means an op takes no
  * simulated time, so a run would never end: that scenario is refused as bad
  * input (FS_ERR_INPUT) with the reason.
  */
