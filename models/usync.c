@@ -319,7 +319,6 @@ static void begin_lock(struct usync *u, struct task *t, uint32_t mutex, bool con
 	struct usync_task *ut = &u->tasks[t->id];
 
 	ut->mutex = mutex;
-	ut->cond_lock = cond_lock;
 	ut->lock_started = t->t + work;
 	ut->phase = (uint8_t)(ut->phase << PH_RETURN_SHIFT | PH_LOCK_CAS);
 	user_atomic(u, t, UP_CAS, &u->mutexes[mutex].f, 0, cond_lock ? 2 : 1, work);

@@ -57,7 +57,6 @@ struct usync_cond {
 /* Per-task state of the protocol in progress and counters for reports. */
 struct usync_task {
 	uint8_t phase;          /* enum in usync.c; 0 = idle */
-	bool cond_lock;         /* the lock in progress is lll_cond_lock (puts 2) */
 	bool in_kernel;         /* its program is a futex call */
 	uint32_t mutex, cond;
 	uint32_t cond_seq;      /* the condition's sequence value a wait read */
