@@ -682,6 +682,17 @@ void task_count_op(struct tasks *ts, struct task *t)
 
 static void op_complete(struct tasks *ts, struct task *t)
 {
+	/* a loop of programs that take no time would never let simulated time pass
+	 * (and never return to the engine): stop the run instead */
+	if (t->t != t->last_op_t) {
+		t->last_op_t = t->t;
+		t->ops_same_time = 0;
+	} else if (++t->ops_same_time > TASK_MAX_OPS_SAME_TIME) {
+		ts->stalled = true;
+		ts->eng->stop = true;
+		task_stop(ts, t);
+		return;
+	}
 	t->ops_total++;
 	if (!t->uncounted)
 		task_count_op(ts, t);

@@ -108,6 +108,8 @@ struct task {
 	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
+	uint32_t ops_same_time;       /* programs completed in a row without its clock moving */
+	simtime_t last_op_t;          /* its clock when it last completed one */
 	uint64_t ops_total;
 	simtime_t started;
 };
@@ -137,7 +139,12 @@ struct tasks {
 	void *op_done_ctx;
 	task_op_done_fn op_counted;   /* every counted op (for time series) */
 	void *op_counted_ctx;
+	bool stalled;                 /* a task's programs stopped advancing its clock: run stopped */
 };
+
+/* Programs a task may complete in a row without its clock moving before the run
+ * is stopped as stalled (a design whose every cost is 0 on some loop). */
+#define TASK_MAX_OPS_SAME_TIME 100000u
 
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n);
 /* Second stage, once the coherence and lock models exist (they need the task count). */

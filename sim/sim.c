@@ -104,6 +104,11 @@ int sim_finish(struct sim *s, struct fs_error *e)
 {
 	if (s->eng.out_of_memory)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory while simulating");
+	if (s->tasks.stalled)
+		return fs_fail(e, FS_ERR_INPUT,
+			       "simulated time stopped at %.6g ms: a thread completed %u operations in a row that "
+			       "took no simulated time (expected costs that add up to more than 0 on every loop)",
+			       (double)s->eng.now / 1e9, TASK_MAX_OPS_SAME_TIME);
 	/* stopped by the flag with work left before the end (not just flagged late) */
 	s->interrupted = s->eng.interrupt && *s->eng.interrupt && engine_next_time(&s->eng) < s->end;
 	return ts_finish(&s->ts, s->interrupted, e);

@@ -162,6 +162,30 @@ START_TEST(test_same_seed_same_run)
 }
 END_TEST
 
+/* Programs that take no simulated time would loop forever at one instant: the
+ * run is stopped as stalled with a clear error instead (the estimate refuses
+ * such scenarios up front; this guards a loop it could miss). */
+START_TEST(test_zero_time_loop_stops)
+{
+	static const char *const sets[] = { "machine={preset: small-1node, costs: {line_hit: 0ns, atomic_hit: 0ns}}",
+					    "workload.threads=1", "workload.futexes=1", "run.duration=1ms" };
+	struct scenario sc;
+	struct sim s;
+	struct fs_error e = { 0 };
+
+	ck_assert_msg(scenario_load(&sc, "scenarios/quickstart.yaml", sets, 4, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_build(&s, &sc, &e) == 0, "%s", e.msg);
+	/* make the thread's own program free after the estimate accepted it */
+	for (uint32_t u = 0; u < s.tasks.v[0].nuops; u++)
+		((struct uop *)s.tasks.v[0].prog)[u].work_ps = 0;
+	ck_assert_int_eq(sim_run(&s, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "took no simulated time"));
+	ck_assert_uint_lt(s.eng.now, s.end);
+	sim_free(&s);
+	scenario_free(&sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("behaviour");
@@ -173,6 +197,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_more_buckets_never_much_slower);
 	tcase_add_test(tc, test_each_op_takes_its_bucket_lock_once);
 	tcase_add_test(tc, test_same_seed_same_run);
+	tcase_add_test(tc, test_zero_time_loop_stops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
