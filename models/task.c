@@ -134,7 +134,6 @@ static void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 
 void task_start(struct tasks *ts, struct task *t, simtime_t at)
 {
-	t->started = at;
 	t->lock_stage = LS_CMPXCHG;
 	cpu_enter(ts, t, at);
 }
@@ -527,9 +526,8 @@ static void futex_wake_task(struct tasks *ts, struct task *w)
  * link it into the second chain and waiters++ there. */
 enum walk_stage { WS_START, WS_READ, WS_UNLINK, WS_DEC, WS_LINK2, WS_INC2, WS_DONE };
 
-static void walk_start(struct tasks *ts, struct task *t)
+static void walk_start(struct task *t)
 {
-	(void)ts;
 	t->walk_prev = FUTEX_CHAIN_END;
 	t->walk_cur = t->target.table->chain_head[t->target.bucket];
 	t->walk_woken = t->walk_moved = 0;
@@ -634,7 +632,6 @@ static bool walk_run(struct tasks *ts, struct task *t)
 		enum access_kind kind;
 
 		if (t->walk_stage == WS_DONE) {
-			t->result = t->walk_woken + t->walk_moved;
 			t->walk_stage = WS_START;
 			t->pc++;
 			return true;
@@ -674,7 +671,7 @@ void tasks_reset_stats(struct tasks *ts)
 
 void task_count_op(struct tasks *ts, struct task *t)
 {
-	if (t->t >= ts->window_start && t->t < ts->window_end)
+	if (task_in_window(ts, t))
 		t->ops++;
 	if (ts->op_counted)
 		ts->op_counted(ts->op_counted_ctx, t);
@@ -788,7 +785,7 @@ static void run(struct tasks *ts, struct task *t)
 			return;
 		case UOP_WALK:
 			if (t->walk_stage == WS_START)
-				walk_start(ts, t);
+				walk_start(t);
 			if (!walk_run(ts, t))
 				return;
 			break;

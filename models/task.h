@@ -84,7 +84,7 @@ struct task {
 	struct op_target target2;     /* uaddr2's table and bucket */
 	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
 	uint32_t nwake, nrequeue;
-	uint32_t result;              /* a user atomic's old value; a walk's woken + requeued */
+	uint32_t result;              /* a user atomic's old value */
 
 	/* as a futex waiter */
 	uint32_t chain_next;          /* next task in its bucket's chain */
@@ -111,7 +111,6 @@ struct task {
 	uint32_t ops_same_time;       /* programs completed in a row without its clock moving */
 	simtime_t last_op_t;          /* its clock when it last completed one */
 	uint64_t ops_total;
-	simtime_t started;
 };
 
 struct tasks {
@@ -158,6 +157,12 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line);
 /* The measuring window starts: the per-task counters of waits, wakes and switches
  * restart from zero (ops count by completion time anyway). */
 void tasks_reset_stats(struct tasks *ts);
+
+/* Whether task t's clock is inside the measuring window (what counters count). */
+static inline bool task_in_window(const struct tasks *ts, const struct task *t)
+{
+	return t->t >= ts->window_start && t->t < ts->window_end;
+}
 
 /* Counts one op of task `t` at its clock (when inside the measuring window), for
  * workloads that count ops themselves (t->uncounted). */

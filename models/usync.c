@@ -68,8 +68,6 @@ int usync_init(struct usync *u, struct sim *s, const struct procset *ps, uint32_
 	u->nmutexes = nmutexes;
 	u->nconds = nconds;
 	u->ntasks = s->tasks.n;
-	u->window_start = s->warmup_end;
-	u->window_end = s->end;
 	u->mutexes = calloc(nmutexes ? nmutexes : 1, sizeof(*u->mutexes));
 	u->conds = calloc(nconds ? nconds : 1, sizeof(*u->conds));
 	u->tasks = calloc(u->ntasks ? u->ntasks : 1, sizeof(*u->tasks));
@@ -255,15 +253,10 @@ int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t u
 
 /* --- running the protocols --- */
 
-static bool in_window(const struct usync *u, const struct task *t)
-{
-	return t->t >= u->window_start && t->t < u->window_end;
-}
-
 /* Counters of the report cover the measured window. */
 static void count(const struct usync *u, const struct task *t, uint64_t *counter, uint64_t n)
 {
-	if (in_window(u, t))
+	if (task_in_window(&u->s->tasks, t))
 		*counter += n;
 }
 
@@ -278,10 +271,10 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	t->word = &f->w;
 	t->target = f->target;
 	/* a wake that finds no waiters skips its walk: nothing woken */
-	t->result = t->walk_woken = t->walk_moved = 0;
+	t->walk_woken = t->walk_moved = 0;
 	u->tasks[t->id].in_kernel = p >= UP_WAIT;
 	u->tasks[t->id].call_start = t->t;
-	if (p >= UP_WAIT && in_window(u, t)) {
+	if (p >= UP_WAIT && task_in_window(&u->s->tasks, t)) {
 		u->tasks[t->id].futex_calls++;
 		t->futex_calls++;
 	}
@@ -310,7 +303,7 @@ static void acquired(struct usync *u, struct task *t)
 	}
 	m->owner = t->id;
 	ut->acquisitions++;
-	if (t->t >= u->window_start && t->t < u->window_end)
+	if (task_in_window(&u->s->tasks, t))
 		gsl_histogram_increment(u->latency, (double)(t->t - ut->lock_started));
 }
 

@@ -17,9 +17,9 @@
  * Every user atomic is an access to the word's cache line; futex calls run the
  * kernel design's paths (models/futex_path.h).
  *
- * A workload starts a protocol on a task (usync_lock, ...) from its op_done hook
- * and calls usync_step from there while usync_busy: each call sets the task's
- * next program, until the protocol is done. The module checks mutual exclusion
+ * A workload starts a protocol on a task (usync_lock, ...) and, from its op_done
+ * hook, calls usync_step after each of the task's programs: each call sets the
+ * task's next program, until the protocol is done. The module checks mutual exclusion
  * (a second owner counts as a violation and, in FUTEXSIM_DEBUG builds, aborts).
  */
 #ifndef FUTEXSIM_USYNC_H
@@ -97,7 +97,6 @@ struct usync {
 	uint32_t ntasks;
 	uint64_t violations;        /* a lock acquired while another task held it (must stay 0) */
 	gsl_histogram *latency;    /* acquisition latency, ps, log-spaced bins */
-	simtime_t window_start, window_end;
 };
 
 #define USYNC_MAX_UOPS 96u
@@ -124,15 +123,16 @@ void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t
 void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
 			  simtime_t work);
 
-static inline bool usync_busy(const struct usync *u, const struct task *t)
-{
-	return u->tasks[t->id].phase != 0;
-}
-
-/* From op_done while busy: advances the protocol and sets the next program.
- * Returns true when the protocol has finished (the task is idle again; a lock
- * has been acquired and counted). */
+/* From op_done, after each program of a protocol: advances the protocol and
+ * sets the next program. True when the protocol has finished (a lock is then
+ * held: usync_holds; its latency is recorded). */
 bool usync_step(struct usync *u, struct task *t);
+
+/* Whether task t holds the mutex of its last lock or unlock. */
+static inline bool usync_holds(const struct usync *u, const struct task *t)
+{
+	return u->mutexes[u->tasks[t->id].mutex].owner == t->id;
+}
 
 /* Re-resolves every futex of process `pid` (a new private hash) and moves its
  * sleeping waiters to the new buckets. False, changing nothing, while one of the

@@ -238,11 +238,6 @@ static bool publish(void *ctx, uint32_t pid)
 	return usync_publish(&((struct condvar_wl *)ctx)->u, pid);
 }
 
-static bool in_window(const struct condvar_wl *w, const struct task *t)
-{
-	return t->t >= w->s->warmup_end && t->t < w->s->end;
-}
-
 /* Holding the mutex (just taken, or back from a wait): decide. */
 static void holding(struct condvar_wl *w, struct task *t)
 {
@@ -268,7 +263,7 @@ static void holding(struct condvar_wl *w, struct task *t)
 		}
 		g->count = 0;
 		g->generation++;
-		if (in_window(w, t))
+		if (task_in_window(&w->s->tasks, t))
 			g->broadcasts++;
 		th->stage = ST_NOTIFY;
 		usync_cond_broadcast(&w->u, t, cond_of(th->group, COND_BARRIER), mutex_of(th->group), w->p->requeue, cs);
@@ -300,7 +295,7 @@ static void op_done(void *state, struct task *t)
 	struct thread_state *th = &w->th[t->id];
 	struct group *g = &w->groups[th->group];
 
-	if (usync_busy(&w->u, t) && !usync_step(&w->u, t))
+	if (!usync_step(&w->u, t))
 		return;
 	switch (th->stage) {
 	case ST_LOCK:
@@ -308,7 +303,7 @@ static void op_done(void *state, struct task *t)
 		holding(w, t);
 		return;
 	case ST_NOTIFY:
-		if (th->role == ROLE_BARRIER && in_window(w, t)) {
+		if (th->role == ROLE_BARRIER && task_in_window(&w->s->tasks, t)) {
 			g->woken += t->walk_woken;
 			g->moved += t->walk_moved;
 		}

@@ -28,15 +28,11 @@ struct mutex_params {
 	uint64_t acquisitions;  /* per thread; 0 = unlimited */
 };
 
-/* What a thread does between protocols. */
-enum stage { ST_LOCKING, ST_UNLOCKING };
-
 struct mutex_wl {
 	struct sim *s;
 	const struct mutex_params *p;
 	struct procset ps;
 	struct usync u;
-	uint8_t *stage;          /* per thread */
 	gsl_ran_discrete_t *zipf;
 };
 
@@ -101,7 +97,6 @@ static void free_state(void *state)
 		return;
 	usync_free(&w->u);
 	procset_free(&w->ps);
-	free(w->stage);
 	if (w->zipf)
 		gsl_ran_discrete_free(w->zipf);
 	free(w);
@@ -125,7 +120,6 @@ static uint32_t pick(struct mutex_wl *w, const struct task *t)
 
 static void next_lock(struct mutex_wl *w, struct task *t)
 {
-	w->stage[t->id] = ST_LOCKING;
 	usync_lock(&w->u, t, pick(w, t), distribution_sample(&w->p->think, w->s->rng));
 }
 
@@ -181,9 +175,6 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	w->s = s;
 	w->p = p;
-	w->stage = calloc(p->pp.threads, 1);
-	if (!w->stage)
-		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (p->pick == PICK_ZIPF) {
 		double *weight = malloc(p->mutexes * sizeof(*weight));
 
@@ -207,12 +198,11 @@ static void op_done(void *state, struct task *t)
 {
 	struct mutex_wl *w = state;
 
-	if (usync_busy(&w->u, t) && !usync_step(&w->u, t))
+	if (!usync_step(&w->u, t))
 		return;
-	if (w->stage[t->id] == ST_LOCKING) {
+	if (usync_holds(&w->u, t)) {
 		/* acquired: one op */
 		task_count_op(&w->s->tasks, t);
-		w->stage[t->id] = ST_UNLOCKING;
 		usync_unlock(&w->u, t, distribution_sample(&w->p->critical, w->s->rng));
 		return;
 	}
@@ -262,8 +252,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = nmutex;
 	/* a lock's CAS runs after the think time, its unlock after the critical section */
 	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->think), distribution_mean_ps(&p->critical));
-	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + p->pp.threads +
-		     p->pp.processes * sizeof(struct ps_process) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
+	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + p->pp.processes * sizeof(struct ps_process) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
 }
 
 const struct workload_type workload_mutex = {
