@@ -57,16 +57,6 @@ static uint32_t distance_of(const struct machine *m, uint32_t from_node, uint32_
 	return m->distance[(uint64_t)from_node * m->nodes + to_node];
 }
 
-static char *copy_string(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *c = malloc(n);
-
-	if (c)
-		memcpy(c, s, n);
-	return c;
-}
-
 static int out_of_memory(struct fs_error *e, const char *what)
 {
 	return fs_fail(e, FS_ERR_RUNTIME, "machine: out of memory for %s", what);
@@ -85,8 +75,8 @@ static int read_names(const struct yt_node *root, struct machine *m, struct fs_e
 	if (name[0] == '\0')
 		return fs_fail_at(e, &yt_get(root, "name")->mark, "name: must not be empty");
 	/* The machine outlives the YAML document it was read from. */
-	m->name = copy_string(name);
-	m->description = copy_string(description);
+	m->name = strdup(name);
+	m->description = strdup(description);
 	if (!m->name || !m->description)
 		return out_of_memory(e, "its name");
 	return 0;
@@ -338,22 +328,12 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 
 static int alloc_tables(struct machine *m, struct fs_error *e)
 {
-	const uint64_t pairs = (uint64_t)m->nodes * m->nodes;
-	const uint64_t fills = (uint64_t)m->ncpus * m->nodes;
-
-	/* MACHINE_MAX_CPUS keeps these far below SIZE_MAX on 64-bit hosts, but a
-	 * 32-bit host could not hold 4096^2 simtime_t. */
-	if (pairs > SIZE_MAX / sizeof(*m->remote_ps) || fills > SIZE_MAX / sizeof(*m->mem_ps))
-		return fs_fail(e, FS_ERR_RUNTIME,
-			       "machine '%s': %" PRIu32 " CPUs need more memory than this host can address",
-			       m->name, m->ncpus);
+	/* at most 64 x 64 node pairs and 4096 x 64 (CPU, node) pairs: 2 MiB */
 	m->cpu_core = calloc(m->ncpus, sizeof(*m->cpu_core));
 	m->cpu_node = calloc(m->ncpus, sizeof(*m->cpu_node));
-	m->cpu_smt = calloc(m->ncpus, sizeof(*m->cpu_smt));
-	m->remote_ps = calloc((size_t)pairs, sizeof(*m->remote_ps));
-	m->mem_ps = calloc((size_t)fills, sizeof(*m->mem_ps));
-	if (!m->cpu_core || !m->cpu_node || !m->cpu_smt || !m->remote_ps ||
-	    !m->mem_ps)
+	m->remote_ps = calloc((size_t)m->nodes * m->nodes, sizeof(*m->remote_ps));
+	m->mem_ps = calloc((size_t)m->ncpus * m->nodes, sizeof(*m->mem_ps));
+	if (!m->cpu_core || !m->cpu_node || !m->remote_ps || !m->mem_ps)
 		return out_of_memory(e, "its per-CPU tables");
 	return 0;
 }
@@ -361,17 +341,10 @@ static int alloc_tables(struct machine *m, struct fs_error *e)
 static void number_cpus(struct machine *m)
 {
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
-		uint32_t core, smt;
+		uint32_t core = m->numbering == NUMBERING_CORES_FIRST ? cpu % m->ncores
+								       : cpu / m->threads_per_core;
 
-		if (m->numbering == NUMBERING_CORES_FIRST) {
-			core = cpu % m->ncores;
-			smt = cpu / m->ncores;
-		} else {
-			core = cpu / m->threads_per_core;
-			smt = cpu % m->threads_per_core;
-		}
 		m->cpu_core[cpu] = core;
-		m->cpu_smt[cpu] = smt;
 		m->cpu_node[cpu] = core / m->cores_per_node;
 	}
 }
@@ -442,7 +415,6 @@ void machine_free(struct machine *m)
 	free(m->distance);
 	free(m->cpu_core);
 	free(m->cpu_node);
-	free(m->cpu_smt);
 	free(m->remote_ps);
 	free(m->mem_ps);
 	memset(m, 0, sizeof(*m));

@@ -46,7 +46,6 @@ struct machine {
 	/* per CPU */
 	uint32_t *cpu_core;        /* physical core id, 0..ncores-1 */
 	uint32_t *cpu_node;
-	uint32_t *cpu_smt;         /* SMT thread index within its core */
 
 	/* costs (ps) */
 	simtime_t line_hit_ps;     /* load/store hitting a line this CPU already holds */

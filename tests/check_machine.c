@@ -10,6 +10,7 @@
 
 #include "models/machine.h"
 #include "sim/yamltree.h"
+#include "tests/testutil.h"
 
 #define E5_PATH "configs/machines/e5-2650-2s-hw.yaml"
 #define E7_PATH "configs/machines/e7-8890v3-4s-hw.yaml"
@@ -99,6 +100,15 @@ static char *tri_text(unsigned line, const char *text)
 	return out;
 }
 
+/* The tri machine as it is. */
+static void load_tri(struct machine *m)
+{
+	char *text = tri_text(0, NULL);
+
+	load_text_ok(text, m);
+	free(text);
+}
+
 static void ck_assert_cpus(const uint32_t *got, uint32_t ngot, const uint32_t *want, uint32_t nwant)
 {
 	ck_assert_uint_eq(ngot, nwant);
@@ -128,7 +138,6 @@ START_TEST(e5_numbering_is_cores_first)
 
 		ck_assert_uint_eq(m.cpu_core[cpu], want[i][1]);
 		ck_assert_uint_eq(m.cpu_node[cpu], want[i][2]);
-		ck_assert_uint_eq(m.cpu_smt[cpu], want[i][3]);
 		ck_assert_uint_eq(machine_cpu_of(&m, want[i][1], want[i][3]), cpu);
 	}
 	machine_free(&m);
@@ -163,7 +172,6 @@ START_TEST(smt_adjacent_numbering)
 
 		ck_assert_uint_eq(m.cpu_core[cpu], want[i][1]);
 		ck_assert_uint_eq(m.cpu_node[cpu], want[i][2]);
-		ck_assert_uint_eq(m.cpu_smt[cpu], want[i][3]);
 		ck_assert_uint_eq(machine_cpu_of(&m, want[i][1], want[i][3]), cpu);
 	}
 	/* 1 GHz: 2 cycles = 2000 ps; single-form remote cost applies to distance 21 */
@@ -186,10 +194,8 @@ END_TEST
 START_TEST(tri_scalar_costs)
 {
 	struct machine m;
-	char *text = tri_text(0, NULL);
 
-	load_text_ok(text, &m);
-	free(text);
+	load_tri(&m);
 	ck_assert_uint_eq(m.freq_khz, 2500000);
 	ck_assert_uint_eq(m.ncpus, 12);
 	ck_assert_uint_eq(m.distance[0 * 3 + 2], 31);
@@ -202,6 +208,10 @@ START_TEST(tri_scalar_costs)
 	ck_assert_uint_eq(m.syscall_ps, 1500000);     /* 1.5us */
 	ck_assert_uint_eq(m.line_hold_ps, 600);       /* 1.5 cycles */
 	ck_assert_uint_eq(m.smt_slowdown_milli, 1250);
+	/* the optional factors default to 1.0 */
+	ck_assert_uint_eq(m.transfer_occupancy_milli, 1000);
+	ck_assert_uint_eq(m.transfer_contended_milli, 1000);
+	ck_assert_uint_eq(m.invalidation_milli, 1000);
 	machine_free(&m);
 }
 END_TEST
@@ -209,7 +219,6 @@ END_TEST
 START_TEST(tri_transfer_pairs)
 {
 	struct machine m;
-	char *text = tri_text(0, NULL);
 	/* {from, to, class, ps}; nodes: CPUs 0,1,6,7 -> 0; 2,3,8,9 -> 1; 4,5,10,11 -> 2 */
 	static const uint64_t want[][4] = {
 		{ 0, 6, XFER_SMT, 8000 },        /* core 0, threads 0 and 1 */
@@ -222,8 +231,7 @@ START_TEST(tri_transfer_pairs)
 		{ 10, 1, XFER_REMOTE, 120000 },  /* node 2 -> 0 */
 	};
 
-	load_text_ok(text, &m);
-	free(text);
+	load_tri(&m);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		uint32_t from = (uint32_t)want[i][0], to = (uint32_t)want[i][1];
 
@@ -243,10 +251,8 @@ END_TEST
 START_TEST(tri_memory)
 {
 	struct machine m;
-	char *text = tri_text(0, NULL);
 
-	load_text_ok(text, &m);
-	free(text);
+	load_tri(&m);
 	ck_assert_uint_eq(machine_mem_ps(&m, 0, 0), 80000);  /* local */
 	ck_assert_uint_eq(machine_mem_ps(&m, 0, 1), 150000); /* distance 21 */
 	ck_assert_uint_eq(machine_mem_ps(&m, 0, 2), 200000); /* distance 31: 500 cycles */
@@ -490,7 +496,8 @@ START_TEST(one_node_defaults)
 		"topology: {nodes: 1, cores_per_node: 3, threads_per_core: 1}\n"
 		"frequency: 2000MHz\n"
 		"costs: {line_hit: 0ns, atomic_hit: 10 cycles, transfer_smt: 1ns, transfer_node: 30ns,\n"
-		"        memory_local: 90ns, syscall: 100ns, line_hold: 0ns, smt_slowdown: 1}\n";
+		"        memory_local: 90ns, syscall: 100ns, line_hold: 0ns, smt_slowdown: 1,\n"
+		"        transfer_occupancy: 1.5, transfer_contended: 1.25, invalidation: 2}\n";
 	struct machine m;
 
 	load_text_ok(text, &m);
@@ -501,6 +508,9 @@ START_TEST(one_node_defaults)
 	ck_assert_uint_eq(m.line_hit_ps, 0);
 	ck_assert_int_eq(machine_xfer_class(&m, 0, 2), XFER_NODE);
 	ck_assert_uint_eq(machine_mem_ps(&m, 2, 0), 90000);
+	ck_assert_uint_eq(m.transfer_occupancy_milli, 1500);
+	ck_assert_uint_eq(m.transfer_contended_milli, 1250);
+	ck_assert_uint_eq(m.invalidation_milli, 2000);
 	machine_free(&m);
 }
 END_TEST
@@ -551,8 +561,5 @@ static Suite *machine_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(machine_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	return srunner_ntests_failed(sr) ? 1 : 0;
+	return tu_run_suite(machine_suite());
 }
