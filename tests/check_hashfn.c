@@ -9,10 +9,10 @@
  */
 #include <check.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "models/hashfn.h"
+#include "tests/testutil.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -680,11 +680,5 @@ static Suite *hashfn_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(hashfn_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(hashfn_suite());
 }
