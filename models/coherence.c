@@ -134,7 +134,8 @@ static uint32_t sharer_by_cost(const struct coherence *c, uint32_t line, uint32_
 	return best;
 }
 
-bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
+/* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
+static bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
 {
 	const struct line *l = &c->lines[line];
 
@@ -146,6 +147,20 @@ bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum acce
 static inline simtime_t hit_cost(const struct machine *m, enum access_kind kind)
 {
 	return kind == ACCESS_RMW ? m->atomic_hit_ps : m->line_hit_ps;
+}
+
+/* A transfer in flight or requests queued: an access now would have to wait. */
+static inline bool line_busy(const struct line *l)
+{
+	return l->inflight != COH_NONE || l->qhead != COH_NONE;
+}
+
+static inline void count_access(struct line *l, enum access_kind kind)
+{
+	if (kind == ACCESS_READ)
+		l->reads++;
+	else
+		l->writes++;
 }
 
 /* --- queueing --- */
@@ -266,11 +281,11 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	} else {
 		/* no cached copy: fill from DRAM; a lone reader gets it exclusively (E) */
 		cost = machine_mem_ps(m, cpu, l->home_node);
-		c->lines[line].stats.fills++;
+		l->stats.fills++;
 		c->total_fills++;
 		l->owner = cpu;
 	}
-	c->lines[line].stats.queued_ps += start - q->issued;
+	l->stats.queued_ps += start - q->issued;
 	l->inflight = r;
 	l->free_at = start + simtime_scale_milli(cost, m->transfer_occupancy_milli);
 	if (kind != ACCESS_READ)
@@ -315,7 +330,7 @@ static void issue(struct coherence *c, uint32_t line, uint32_t r)
 {
 	const struct line *l = &c->lines[line];
 
-	c->req[r].contended = l->inflight != COH_NONE || l->qhead != COH_NONE;
+	c->req[r].contended = line_busy(l);
 	enqueue(c, line, r);
 	kick(c, line);
 }
@@ -324,13 +339,10 @@ enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requeste
 			   enum access_kind kind, simtime_t *cost)
 {
 	struct line *l = &c->lines[line];
-	bool idle = l->inflight == COH_NONE && l->qhead == COH_NONE;
+	bool idle = !line_busy(l);
 	simtime_t now = c->eng->now;
 
-	if (kind == ACCESS_READ)
-		l->reads++;
-	else
-		l->writes++;
+	count_access(l, kind);
 
 	/* Reads may use a copy even while the line moves elsewhere; writes need it idle. */
 	if ((idle || kind == ACCESS_READ) && coh_holds(c, line, cpu, kind))
@@ -346,7 +358,7 @@ enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requeste
 	}
 
 	c->req[requester] = (struct coh_request){
-		.line = line, .cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
+		.cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
 	};
 	issue(c, line, requester);
 	return COH_WAIT;
@@ -379,16 +391,9 @@ bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, ui
 
 	if (!coh_holds(c, line, cpu, kind))
 		return false;
-	if (!solo) {
-		bool idle = l->inflight == COH_NONE && l->qhead == COH_NONE;
-
-		if (!burst || !idle || (l->grace_cpu != cpu && now < l->grace_until))
-			return false;
-	}
-	if (kind == ACCESS_READ)
-		l->reads++;
-	else
-		l->writes++;
+	if (!solo && (!burst || line_busy(l) || (l->grace_cpu != cpu && now < l->grace_until)))
+		return false;
+	count_access(l, kind);
 	*cost = hit_cost(c->m, kind);
 	if (!solo) {
 		/* nobody else may take it before this access is over */
@@ -406,7 +411,7 @@ void coh_watch(struct coherence *c, uint32_t line, uint32_t requester, uint32_t 
 	struct coh_request *q = &c->req[requester];
 
 	*q = (struct coh_request){
-		.line = line, .cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .issued = c->eng->now,
+		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .issued = c->eng->now,
 	};
 	if (coh_holds(c, line, cpu, ACCESS_READ)) {
 		q->next = l->watchers;

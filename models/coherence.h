@@ -78,7 +78,6 @@ struct line {
 } __attribute__((aligned(128)));
 
 struct coh_request {
-	uint32_t line;
 	uint32_t cpu;
 	uint32_t next;         /* next requester in the line's queue or watcher list */
 	uint8_t kind;          /* enum access_kind */
@@ -144,9 +143,6 @@ bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, ui
 /* Counts a transfer of `line` from `from` to `to` that the model costs itself
  * (a posted store such as an MCS hand-off), without queueing on the line. */
 void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
-
-/* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
-bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind);
 
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);

@@ -21,7 +21,7 @@ static const char machine_fmt[] =
 	"distance: [[10, 21], [21, 10]]\n"
 	"costs: {line_hit: 1ns, atomic_hit: 10ns, transfer_smt: 5ns, transfer_node: 40ns,\n"
 	"        transfer_remote: 100ns, memory_local: 80ns, memory_remote: 150ns,\n"
-	"        syscall: 100ns, line_hold: %s, smt_slowdown: 1.0}\n";
+	"        syscall: 100ns, line_hold: %s, smt_slowdown: 1.0%s}\n";
 
 struct grant {
 	uint32_t requester, line;
@@ -46,15 +46,21 @@ static void on_grant(void *ctx, uint32_t requester, uint32_t line)
 	f->log[f->n++] = (struct grant){ requester, line, f->e.now };
 }
 
-static void setup_with_hold(const char *hold)
+/* `extra`: more costs, ", key: value" each, or "". */
+static void setup_machine(const char *hold, const char *extra)
 {
 	char yaml[1024];
 
 	memset(&fx, 0, sizeof(fx));
-	snprintf(yaml, sizeof(yaml), machine_fmt, hold);
+	snprintf(yaml, sizeof(yaml), machine_fmt, hold, extra);
 	tu_machine(&fx.m, yaml);
 	ck_assert_int_eq(engine_init(&fx.e), 0);
 	ck_assert_int_eq(coh_init(&fx.c, &fx.m, &fx.e, 8, on_grant, &fx), 0);
+}
+
+static void setup_with_hold(const char *hold)
+{
+	setup_machine(hold, "");
 }
 
 static void teardown(void)
@@ -87,6 +93,20 @@ static void expect_grant(uint32_t i, uint32_t requester, simtime_t at_ps)
 	ck_assert_uint_gt(fx.n, i);
 	ck_assert_uint_eq(fx.log[i].requester, requester);
 	ck_assert_uint_eq(fx.log[i].at, at_ps);
+}
+
+/* A line homed on node 0 that CPU 0 filled from DRAM at 80 ns: it owns it; the log is emptied. */
+static uint32_t line_owned_by_cpu0(void)
+{
+	uint32_t l = coh_add_line(&fx.c, 0x1000, 0);
+	simtime_t cost;
+
+	at(0);
+	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
+	finish();
+	expect_grant(0, 0, 80 * NS);
+	fx.n = 0;
+	return l;
 }
 
 START_TEST(test_states_and_costs)
@@ -164,11 +184,7 @@ START_TEST(test_requests_queue_in_order)
 	simtime_t cost;
 
 	setup_with_hold("0ns");
-	l = coh_add_line(&fx.c, 0x1000, 0);
-	at(0);
-	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
-	finish(); /* CPU 0 owns it at 80 ns */
-	fx.n = 0;
+	l = line_owned_by_cpu0();
 
 	at(1000 * NS); /* three writers at once: served one transfer at a time, in order */
 	ck_assert_int_eq(access_(l, 1, ACCESS_WRITE, &cost), COH_WAIT);
@@ -193,11 +209,7 @@ START_TEST(test_hold_window)
 	simtime_t cost;
 
 	setup_with_hold("20ns");
-	l = coh_add_line(&fx.c, 0x1000, 0);
-	at(0);
-	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
-	finish();
-	fx.n = 0;
+	l = line_owned_by_cpu0();
 
 	at(1000 * NS);
 	ck_assert_int_eq(access_(l, 1, ACCESS_RMW, &cost), COH_WAIT); /* granted at 1040 */
@@ -221,10 +233,7 @@ START_TEST(test_watchers_reread_after_a_write)
 	simtime_t cost;
 
 	setup_with_hold("0ns");
-	l = coh_add_line(&fx.c, 0x1000, 0);
-	at(0);
-	ck_assert_int_eq(access_(l, 0, ACCESS_RMW, &cost), COH_WAIT);
-	finish();
+	l = line_owned_by_cpu0();
 	at(100 * NS);
 	ck_assert_int_eq(access_(l, 1, ACCESS_READ, &cost), COH_WAIT);
 	finish(); /* S {0, 1} at 140 */
@@ -248,6 +257,32 @@ START_TEST(test_watchers_reread_after_a_write)
 	coh_watch(&fx.c, l, 1, 1);
 	finish();
 	expect_grant(3, 1, 900 * NS);
+	teardown();
+}
+END_TEST
+
+/* The fitted factors, each visible once: invalidation 2 (a write to a Shared line),
+ * transfer_contended 1.5 (a transfer asked for while the line was busy) and
+ * transfer_occupancy 2 (the line moves on no sooner than twice the last transfer's cost). */
+START_TEST(test_invalidation_contention_occupancy)
+{
+	uint32_t l;
+	simtime_t cost;
+
+	setup_machine("0ns", ", invalidation: 2, transfer_contended: 1.5, transfer_occupancy: 2");
+	l = line_owned_by_cpu0(); /* the fill occupies the line until 160 ns */
+	at(1000 * NS); /* a read from the same node, the line idle: 40 ns, it may move on at 1080 */
+	ck_assert_int_eq(access_(l, 1, ACCESS_READ, &cost), COH_WAIT);
+	finish();
+	expect_grant(0, 1, 1040 * NS);
+	at(1100 * NS);
+	/* CPU 2 writes: sharers 0 and 1 are remote, 100 ns x 2 for the acknowledgements */
+	ck_assert_int_eq(access_(l, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	/* CPU 3 asks while the line moves: it starts at 1100 + 2 x 200 = 1500, 40 ns x 1.5 */
+	ck_assert_int_eq(access_(l, 3, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	expect_grant(1, 2, 1300 * NS);
+	expect_grant(2, 3, 1560 * NS);
 	teardown();
 }
 END_TEST
@@ -287,6 +322,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_requests_queue_in_order);
 	tcase_add_test(tc, test_hold_window);
 	tcase_add_test(tc, test_watchers_reread_after_a_write);
+	tcase_add_test(tc, test_invalidation_contention_occupancy);
 	tcase_add_test(tc, test_counted_transfers_and_node_matrix);
 	suite_add_tcase(s, tc);
 	return s;
