@@ -94,7 +94,7 @@ static struct futex_table *table_create(struct futex_tables *ft, const char *nam
 			t->field_lines[(size_t)b * BF_NFIELDS + f] = line;
 		}
 		if (bl->off[BF_LOCK] != LAYOUT_ABSENT) {
-			uint32_t lock = spinlock_add(ft->locks, futex_table_line(t, b, BF_LOCK));
+			uint32_t lock = spinlock_add(ft->locks);
 
 			if (lock == SPIN_NONE)
 				goto oom;

@@ -8,7 +8,6 @@
 int spinlocks_init(struct spinlocks *s, uint32_t nrequesters)
 {
 	memset(s, 0, sizeof(*s));
-	s->nrequesters = nrequesters;
 	s->next = calloc(nrequesters ? nrequesters : 1, sizeof(*s->next));
 	s->queued_at = calloc(nrequesters ? nrequesters : 1, sizeof(*s->queued_at));
 	if (!s->next || !s->queued_at) {
@@ -26,7 +25,7 @@ void spinlocks_free(struct spinlocks *s)
 	memset(s, 0, sizeof(*s));
 }
 
-uint32_t spinlock_add(struct spinlocks *s, uint32_t line)
+uint32_t spinlock_add(struct spinlocks *s)
 {
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 1024;
@@ -42,9 +41,7 @@ uint32_t spinlock_add(struct spinlocks *s, uint32_t line)
 		s->locks = l;
 		s->cap = cap;
 	}
-	s->locks[s->n] = (struct spinlock){
-		.line = line, .holder = SPIN_NONE, .qhead = SPIN_NONE, .qtail = SPIN_NONE,
-	};
+	s->locks[s->n] = (struct spinlock){ .holder = SPIN_NONE, .qhead = SPIN_NONE, .qtail = SPIN_NONE };
 	return s->n++;
 }
 
@@ -59,21 +56,21 @@ static void enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime
 	l->qtail = r;
 }
 
-static enum spin_try take_if_free(struct spinlock *l, uint32_t r)
+/* Takes the lock for r if it is free with nobody queued. */
+static bool take_if_free(struct spinlock *l, uint32_t r)
 {
-	if (l->holder == SPIN_NONE && l->qhead == SPIN_NONE) {
-		l->holder = r;
-		l->acquisitions++;
-		return SPIN_ACQUIRED;
-	}
-	return SPIN_QUEUE;
+	if (l->holder != SPIN_NONE || l->qhead != SPIN_NONE)
+		return false;
+	l->holder = r;
+	l->acquisitions++;
+	return true;
 }
 
 enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now)
 {
 	struct spinlock *l = &s->locks[lock];
 
-	if (take_if_free(l, r) == SPIN_ACQUIRED)
+	if (take_if_free(l, r))
 		return SPIN_ACQUIRED;
 	if (l->qhead != SPIN_NONE)
 		return SPIN_QUEUE;
@@ -86,7 +83,7 @@ enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simt
 	struct spinlock *l = &s->locks[lock];
 
 	*prev = l->qtail;
-	if (take_if_free(l, r) == SPIN_ACQUIRED)
+	if (take_if_free(l, r))
 		return SPIN_ACQUIRED;
 	enqueue(s, l, r, now);
 	return *prev == SPIN_NONE ? SPIN_HEAD : SPIN_QUEUE;

@@ -25,8 +25,8 @@
 
 #define SPIN_NONE UINT32_MAX
 
+/* The lock word's cache line is the caller's (models/futex_table.h: BF_LOCK). */
 struct spinlock {
-	uint32_t line;         /* the cache line holding the lock word */
 	uint32_t holder;       /* requester holding it, or SPIN_NONE */
 	uint32_t qhead, qtail; /* waiting requesters in arrival order; qhead spins */
 	uint64_t acquisitions;
@@ -37,7 +37,6 @@ struct spinlock {
 struct spinlocks {
 	struct spinlock *locks;
 	uint32_t n, cap;
-	uint32_t nrequesters;
 	uint32_t *next;        /* per requester: next in its lock's queue */
 	simtime_t *queued_at;  /* per requester: when it joined the queue */
 };
@@ -45,8 +44,8 @@ struct spinlocks {
 int spinlocks_init(struct spinlocks *s, uint32_t nrequesters);
 void spinlocks_free(struct spinlocks *s);
 
-/* A new unlocked lock on `line`; returns its id, SPIN_NONE when out of memory. */
-uint32_t spinlock_add(struct spinlocks *s, uint32_t line);
+/* A new unlocked lock; returns its id, SPIN_NONE when out of memory. */
+uint32_t spinlock_add(struct spinlocks *s);
 
 /* Outcome of an attempt on the lock word. */
 enum spin_try {

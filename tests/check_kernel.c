@@ -216,7 +216,11 @@ START_TEST(test_packed_buckets_share_lines)
 	ck_assert_uint_ne(futex_table_line(t, 2, BF_LOCK), futex_table_line(t, 3, BF_LOCK));
 	/* bucket 2's chain (48 + 8 = 56) is on line 0 too; bucket 5 (120) straddles nothing */
 	ck_assert_uint_eq(futex_table_line(t, 2, BF_CHAIN), futex_table_line(t, 0, BF_WAITERS));
-	ck_assert_uint_eq(s.locks.locks[t->lock0 + 1].line, s.locks.locks[t->lock0].line);
+	/* one line, yet a spinlock per bucket: bucket 0's held leaves bucket 1's free */
+	ck_assert_int_eq(spinlock_try(&s.locks, t->lock0, 0, 0), SPIN_ACQUIRED);
+	ck_assert(spinlock_is_free(&s.locks, t->lock0 + 1));
+	ck_assert(!spinlock_is_free(&s.locks, t->lock0));
+	spinlock_release(&s.locks, t->lock0, 0);
 	sim_free(&s);
 	scenario_free(&sc);
 }

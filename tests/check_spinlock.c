@@ -11,10 +11,14 @@ START_TEST(test_uncontended_take_is_immediate)
 	uint32_t lock;
 
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
-	lock = spinlock_add(&s, 7);
-	ck_assert_uint_eq(s.locks[lock].line, 7);
+	lock = spinlock_add(&s);
+	/* ids are consecutive (a table's bucket b has lock lock0 + b) and locks independent */
+	ck_assert_uint_eq(spinlock_add(&s), lock + 1);
 	ck_assert_int_eq(spinlock_try(&s, lock, 0, 100), SPIN_ACQUIRED);
 	ck_assert_uint_eq(s.locks[lock].holder, 0);
+	ck_assert(spinlock_is_free(&s, lock + 1));
+	ck_assert_int_eq(spinlock_try(&s, lock + 1, 1, 100), SPIN_ACQUIRED);
+	spinlock_release(&s, lock + 1, 1);
 	spinlock_release(&s, lock, 0);
 	ck_assert(spinlock_is_free(&s, lock));
 	ck_assert_uint_eq(s.locks[lock].acquisitions, 1);
@@ -29,7 +33,7 @@ START_TEST(test_fifo_handoff)
 	uint32_t lock, prev;
 
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
-	lock = spinlock_add(&s, 0);
+	lock = spinlock_add(&s);
 	ck_assert_int_eq(spinlock_try(&s, lock, 2, 0), SPIN_ACQUIRED); /* 2 holds */
 	ck_assert_int_eq(spinlock_try(&s, lock, 0, 10), SPIN_HEAD);    /* nobody waits: 0 is the pending head */
 	ck_assert_int_eq(spinlock_try(&s, lock, 3, 20), SPIN_QUEUE);   /* someone waits: slow path */
@@ -66,7 +70,7 @@ START_TEST(test_join_after_release)
 	uint32_t lock, prev;
 
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
-	lock = spinlock_add(&s, 0);
+	lock = spinlock_add(&s);
 	ck_assert_int_eq(spinlock_try(&s, lock, 0, 0), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&s, lock, 1, 1), SPIN_HEAD);
 	ck_assert_int_eq(spinlock_try(&s, lock, 2, 2), SPIN_QUEUE);
