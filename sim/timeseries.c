@@ -52,7 +52,7 @@ static void close_interval(struct timeseries *ts)
 	if (ts->sink) {
 		uint32_t r = ts->nrows++;
 
-		ts->row_time[r] = ts->start + ts->open * ts->interval;
+		ts->row_time[r] = ts->open_end - ts->interval;
 		memcpy(&ts->row_ops[(size_t)r * ts->nthreads], ops, ts->nthreads * sizeof(*ops));
 		for (int k = 0; k < XFER_NCLASSES; k++)
 			ts->row_transfers[r][k] = ts->coh->total_transfers[k] - ts->seen[k];
@@ -60,6 +60,7 @@ static void close_interval(struct timeseries *ts)
 	memcpy(ts->seen, ts->coh->total_transfers, sizeof(ts->seen));
 	memset(ops, 0, ts->nthreads * sizeof(*ops));
 	ts->open++;
+	ts->open_end += ts->interval;
 	if (ts->nrows == ts->chunk_rows)
 		flush(ts);
 }
@@ -70,8 +71,8 @@ static void on_close(void *ctx, uint32_t target)
 
 	(void)target;
 	close_interval(ts);
-	if (ts->start + (ts->open + 1) * ts->interval < ts->end)
-		engine_schedule(ts->eng, ts->start + (ts->open + 1) * ts->interval, ts->kind, 0);
+	if (ts->open_end < ts->end)
+		engine_schedule(ts->eng, ts->open_end, ts->kind, 0);
 }
 
 int ts_init(struct timeseries *ts, struct engine *eng, const struct coherence *coh, uint32_t nthreads,
@@ -84,6 +85,7 @@ int ts_init(struct timeseries *ts, struct engine *eng, const struct coherence *c
 	ts->start = start;
 	ts->end = end;
 	ts->interval = interval;
+	ts->open_end = start + interval;
 	ts->nintervals = end > start ? (end - start + interval - 1) / interval : 0;
 	ts->chunk_rows = ts_chunk_rows(nthreads);
 	ts->ring_slots = 4;
@@ -117,7 +119,7 @@ void ts_set_sink(struct timeseries *ts, ts_sink_fn sink, void *ctx)
 void ts_start(struct timeseries *ts)
 {
 	if (ts->nintervals > 1)
-		engine_schedule(ts->eng, ts->start + ts->interval, ts->kind, 0);
+		engine_schedule(ts->eng, ts->open_end, ts->kind, 0);
 }
 
 /* Makes the ring hold the interval `ahead` slots past the open one, or as
@@ -149,11 +151,11 @@ static bool grow(struct timeseries *ts, uint64_t ahead)
 
 void ts_note_op(struct timeseries *ts, uint32_t task, simtime_t when)
 {
-	uint64_t j = (when - ts->start) / ts->interval;
+	/* nearly every op lands in the open interval: no division for those (and
+	 * one earlier, which cannot happen as ops complete at or after the engine's
+	 * now, would land there too, keeping sums exact) */
+	uint64_t j = when < ts->open_end ? ts->open : (when - ts->start) / ts->interval;
 
-	/* cannot happen (ops complete at or after the engine's now); keeps sums exact */
-	if (j < ts->open)
-		j = ts->open;
 	if (j - ts->open >= ts->ring_slots && !grow(ts, j - ts->open)) {
 		if (ts->failed)
 			return;
@@ -161,8 +163,19 @@ void ts_note_op(struct timeseries *ts, uint32_t task, simtime_t when)
 		ts->ops_clamped++;
 	}
 	slot(ts, j)[task]++;
-	if (j + 1 > ts->pending_end)
-		ts->pending_end = j + 1;
+}
+
+/* One past the last interval whose ops wait in the ring; ts->open when none do. */
+static uint64_t pending_end(const struct timeseries *ts)
+{
+	for (uint64_t i = ts->open + ts->ring_slots; i > ts->open; i--) {
+		const uint64_t *ops = slot(ts, i - 1);
+
+		for (uint32_t t = 0; t < ts->nthreads; t++)
+			if (ops[t])
+				return i;
+	}
+	return ts->open;
 }
 
 int ts_finish(struct timeseries *ts, bool interrupted, struct fs_error *e)
@@ -171,10 +184,11 @@ int ts_finish(struct timeseries *ts, bool interrupted, struct fs_error *e)
 
 	if (interrupted) {
 		simtime_t now = ts->eng->now;
+		uint64_t pending = pending_end(ts);
 
 		rows = now >= ts->start ? (now - ts->start) / ts->interval + 1 : 0;
-		if (rows < ts->pending_end)
-			rows = ts->pending_end;
+		if (rows < pending)
+			rows = pending;
 		if (rows > ts->nintervals)
 			rows = ts->nintervals;
 	}

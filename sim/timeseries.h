@@ -50,8 +50,8 @@ struct timeseries {
 	simtime_t start, end, interval;
 	uint32_t nthreads;
 	uint64_t open;                 /* index of the interval being filled */
+	simtime_t open_end;            /* its end: start + (open + 1) * interval */
 	uint64_t nintervals;           /* in the full window (the last may be shorter) */
-	uint64_t pending_end;          /* one past the last interval that got ops */
 	uint64_t ops_clamped;
 	uint64_t seen[XFER_NCLASSES];  /* coherence totals at the last close */
 

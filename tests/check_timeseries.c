@@ -68,13 +68,13 @@ struct rig {
 	struct script script;
 };
 
-/* Window [10us, 10us + 45us) in 10us intervals: rows at 10, 20, 30, 40, 50us,
- * the last one 5us long. */
-static void rig_init(struct rig *r, uint32_t nthreads, const struct step *steps, uint32_t nsteps)
+/* Window [10us, 10us + 45us) in intervals of `interval`. */
+static void rig_init_every(struct rig *r, simtime_t interval, uint32_t nthreads, const struct step *steps,
+			   uint32_t nsteps)
 {
 	memset(r, 0, sizeof(*r));
 	ck_assert_int_eq(engine_init(&r->eng), 0);
-	ck_assert_int_eq(ts_init(&r->ts, &r->eng, &r->coh, nthreads, 10 * US, 55 * US, 10 * US), 0);
+	ck_assert_int_eq(ts_init(&r->ts, &r->eng, &r->coh, nthreads, 10 * US, 55 * US, interval), 0);
 	r->cap.nthreads = nthreads;
 	ts_set_sink(&r->ts, sink, &r->cap);
 	r->script = (struct script){ &r->ts, &r->coh, steps };
@@ -85,6 +85,12 @@ static void rig_init(struct rig *r, uint32_t nthreads, const struct step *steps,
 			engine_schedule(&r->eng, steps[i].at, kind, i);
 	}
 	ts_start(&r->ts);
+}
+
+/* In 10us intervals: rows at 10, 20, 30, 40, 50us, the last one 5us long. */
+static void rig_init(struct rig *r, uint32_t nthreads, const struct step *steps, uint32_t nsteps)
+{
+	rig_init_every(r, 10 * US, nthreads, steps, nsteps);
 }
 
 static void rig_free(struct rig *r)
@@ -154,20 +160,8 @@ START_TEST(test_ring_grows)
 
 	for (uint32_t i = 0; i < 45; i++)
 		steps[i] = (struct step){ 10 * US, 0, 10 * US + i * US, 0 };
-	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(engine_init(&r.eng), 0);
 	/* 1us intervals this time: 45 rows, ops up to 44 intervals ahead */
-	ck_assert_int_eq(ts_init(&r.ts, &r.eng, &r.coh, 1, 10 * US, 55 * US, 1 * US), 0);
-	r.cap.nthreads = 1;
-	ts_set_sink(&r.ts, sink, &r.cap);
-	r.script = (struct script){ &r.ts, &r.coh, steps };
-	{
-		uint32_t kind = engine_register(&r.eng, on_step, &r.script);
-
-		for (uint32_t i = 0; i < 45; i++)
-			engine_schedule(&r.eng, steps[i].at, kind, i);
-	}
-	ts_start(&r.ts);
+	rig_init_every(&r, 1 * US, 1, steps, 45);
 	engine_run(&r.eng, 55 * US);
 	ck_assert_int_eq(ts_finish(&r.ts, false, &e), 0);
 	ck_assert_uint_ge(r.ts.ring_slots, 45);
