@@ -28,6 +28,7 @@
 
 #define MAX_PARAMS 16
 #define MAX_LIST 32
+#define MAX_OUTPUTS 4
 
 enum unit { UNIT_NS, UNIT_CYCLES, UNIT_FACTOR };
 static const char *const unit_names[] = { "ns", "cycles", "factor", NULL };
@@ -53,7 +54,7 @@ struct spec {
 	size_t nfixed;
 	struct param params[MAX_PARAMS];
 	size_t nparams;
-	struct output outputs[4];
+	struct output outputs[MAX_OUTPUTS];
 	size_t noutputs;
 	unsigned max_evals;
 	uint64_t min_x;         /* only points with x >= min_x */
@@ -101,7 +102,7 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 {
 	static const char *const keys[] = { "set", "outputs", "unit", "initial", "min", "max", "source", NULL };
 	struct param *p = &s->params[s->nparams];
-	const char *outputs[4], *dot;
+	const char *outputs[MAX_OUTPUTS], *dot;
 	size_t nout;
 	uint64_t v[3];
 	int unit;
@@ -110,7 +111,7 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 		return fs_fail_at(e, &n->mark, "more than %d parameters", MAX_PARAMS);
 	if (cfg_expect(n, YT_MAP, "parameter", e) < 0 || cfg_check_keys(n, "parameter", keys, e) < 0 ||
 	    cfg_require(n, "set", "parameter", e) < 0 || cfg_require(n, "outputs", "parameter", e) < 0 ||
-	    cfg_get_string(n, "set", "", &p->set, e) < 0 || read_list(n, "outputs", outputs, 4, &nout, e) < 0 ||
+	    cfg_get_string(n, "set", "", &p->set, e) < 0 || read_list(n, "outputs", outputs, MAX_OUTPUTS, &nout, e) < 0 ||
 	    cfg_get_enum(n, "unit", unit_names, UNIT_NS, &unit, e) < 0 ||
 	    cfg_get_string(n, "source", "", &p->source, e) < 0 ||
 	    cfg_get_fixed3(n, "initial", 1000, 0, UINT64_MAX / 2, &v[0], e) < 0 ||
@@ -163,7 +164,9 @@ static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct 
 	outs = yt_get(root, "outputs");
 	if (cfg_expect(outs, YT_SEQ, "outputs", e) < 0)
 		return -1;
-	for (size_t i = 0; i < outs->len && i < 4; i++) {
+	if (outs->len > MAX_OUTPUTS)
+		return fs_fail_at(e, &outs->mark, "outputs: more than %d entries", MAX_OUTPUTS);
+	for (size_t i = 0; i < outs->len; i++) {
 		struct output *o = &s->outputs[s->noutputs++];
 		const struct yt_node *on = outs->items[i];
 
@@ -214,25 +217,20 @@ static void format_value(const struct param *p, double v, char *buf, size_t len)
 static double loss_of_points(const struct points *pts)
 {
 	const char *tables[MAX_LIST];
-	double sum[MAX_LIST] = { 0 };
-	size_t count[MAX_LIST] = { 0 }, nt = 0;
+	size_t nt = points_tables(pts, tables, MAX_LIST);
 	double total = 0;
 
-	for (size_t i = 0; i < pts->n; i++) {
-		const struct point *pt = &pts->v[i];
-		size_t t;
+	for (size_t t = 0; t < nt; t++) {
+		double sum = 0;
+		size_t count = 0;
 
-		for (t = 0; t < nt && strcmp(tables[t], pt->table); t++)
-			;
-		if (t == nt && nt < MAX_LIST)
-			tables[nt++] = pt->table;
-		if (t < nt) {
-			sum[t] += fabs(log(pt->simulated / pt->published));
-			count[t]++;
-		}
+		for (size_t i = 0; i < pts->n; i++)
+			if (!strcmp(pts->v[i].table, tables[t])) {
+				sum += fabs(log(pts->v[i].simulated / pts->v[i].published));
+				count++;
+			}
+		total += sum / (double)count;
 	}
-	for (size_t t = 0; t < nt; t++)
-		total += sum[t] / (double)count[t];
 	return nt ? total / (double)nt : 0;
 }
 
@@ -318,7 +316,8 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 		const struct param *p = &s->params[i];
 		const char *dot = strchr(p->file_key, '.');
 		size_t glen = dot ? (size_t)(dot - p->file_key) : 0;
-		char v[64];
+		const struct output *first;
+		char v[64], init[64], lo[64], hi[64];
 
 		if (!(p->outputs & (1u << (o - s->outputs))))
 			continue;
@@ -327,24 +326,15 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 			group = p->file_key;
 		}
 		format_value(p, f->best[i], v, sizeof(v));
-		{
-			/* the first output a parameter names is where it was fitted */
-			unsigned first = (unsigned)__builtin_ctz(p->outputs);
-
-			if (&s->outputs[first] == o)
-				fprintf(out, "  %s: %s  # [F] start ", dot ? dot + 1 : p->file_key, v);
-			else
-				fprintf(out, "  %s: %s  # [F on %s, carried over] start ", dot ? dot + 1 : p->file_key,
-					v, s->outputs[first].name);
-		}
-		{
-			char init[64], lo[64], hi[64];
-
-			format_value(p, p->initial, init, sizeof(init));
-			format_value(p, p->min, lo, sizeof(lo));
-			format_value(p, p->max, hi, sizeof(hi));
-			fprintf(out, "%s, bounds %s..%s%s%s\n", init, lo, hi, *p->source ? "; " : "", p->source);
-		}
+		format_value(p, p->initial, init, sizeof(init));
+		format_value(p, p->min, lo, sizeof(lo));
+		format_value(p, p->max, hi, sizeof(hi));
+		/* the first output a parameter names is where it was fitted */
+		first = &s->outputs[__builtin_ctz(p->outputs)];
+		fprintf(out, "  %s: %s  # [F", dot ? dot + 1 : p->file_key, v);
+		if (first != o)
+			fprintf(out, " on %s, carried over", first->name);
+		fprintf(out, "] start %s, bounds %s..%s%s%s\n", init, lo, hi, *p->source ? "; " : "", p->source);
 	}
 	if (fclose(out) != 0 || rename(tmp, o->file) < 0)
 		return -1;

@@ -3,10 +3,9 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "sim/perfstat.h"
+#include "analysis/points.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -57,21 +56,6 @@ static void release(struct run *r)
 
 /* ---- figures ---- */
 
-/* perf's "Averaged" figure of a finished run. */
-static double averaged(const struct sim *s)
-{
-	uint64_t *per = calloc(s->nthreads ? s->nthreads : 1, sizeof(*per));
-	double mean;
-
-	if (!per)
-		return 0;
-	for (uint32_t i = 0; i < s->nthreads; i++)
-		per[i] = perf_ops_per_sec(s->tasks.v[i].ops, sim_window_secs(s));
-	mean = (double)perf_average(per, s->nthreads).mean;
-	free(per);
-	return mean;
-}
-
 static uint64_t line_transfers(const struct sim *s, uint32_t l, int cls)
 {
 	uint64_t sum = 0;
@@ -105,9 +89,12 @@ static uint64_t transfers_of_field(const struct sim *s, const char *field)
 	uint64_t sum = 0;
 	char what[256];
 
-	for (uint32_t l = 0; l < s->coh.nlines; l++)
-		if (line_transfers(s, l, -1) && strstr(memmap_describe(&s->mem, l, what, sizeof(what)), field))
-			sum += line_transfers(s, l, -1);
+	for (uint32_t l = 0; l < s->coh.nlines; l++) {
+		uint64_t t = line_transfers(s, l, -1);
+
+		if (t && strstr(memmap_describe(&s->mem, l, what, sizeof(what)), field))
+			sum += t;
+	}
 	return sum;
 }
 
@@ -161,9 +148,12 @@ static int check_mmap_sem(const struct claim *c, const struct claim_options *o, 
 	if (run(&a, o, c->scenario, NULL, e) < 0)
 		return release(&a), -1;
 	t = hottest(&a.s, hot, sizeof(hot), &line);
-	for (uint32_t l = 0; l < a.s.coh.nlines; l++)
-		if (!strncmp(object_of(&a.s, l), "global hash", 11) && line_transfers(&a.s, l, -1) > buckets)
-			buckets = line_transfers(&a.s, l, -1);
+	for (uint32_t l = 0; l < a.s.coh.nlines; l++) {
+		uint64_t lt = line_transfers(&a.s, l, -1);
+
+		if (!strncmp(object_of(&a.s, l), "global hash", 11) && lt > buckets)
+			buckets = lt;
+	}
 	r->holds = !strncmp(object_of(&a.s, line), "mm of process", 13) && strstr(hot, "mmap_lock") != NULL;
 	figures(r, "hottest line: %s, %llu transfers (%.2f per op); busiest bucket line %llu", hot,
 		(unsigned long long)t, (double)t / (double)(ops_of(&a.s) ? ops_of(&a.s) : 1),
@@ -189,7 +179,7 @@ static int check_private_flag(const struct claim *c, const struct claim_options 
 
 		if (run(&a, o, c->scenario, sets[i], e) < 0)
 			return release(&a), -1;
-		tp[i] = averaged(&a.s);
+		tp[i] = point_averaged(&a.s);
 		mm[i] = transfers_of(&a.s, "mm of process", -1);
 		release(&a);
 	}
@@ -251,7 +241,7 @@ static int check_pernode(const struct claim *c, const struct claim_options *o, s
 
 				if (run(&a, o, c->scenario, sets, e) < 0)
 					return release(&a), -1;
-				tp[era][placement][k] = averaged(&a.s);
+				tp[era][placement][k] = point_averaged(&a.s);
 				release(&a);
 			}
 	double bound = tp[0][0][1] / tp[0][0][0], spread = tp[0][1][1] / tp[0][1][0];
@@ -302,7 +292,7 @@ static int check_hash_mod(const struct claim *c, const struct claim_options *o, 
 			if (run(&a, o, c->scenario, sets, e) < 0)
 				return release(&a), -1;
 			spread_of(a.s.ft.procs[0].phash, &mm[f], &chi[f]);
-			tp[f] = averaged(&a.s);
+			tp[f] = point_averaged(&a.s);
 			release(&a);
 		}
 		better += chi[0] < chi[1];
@@ -327,7 +317,7 @@ static int refcount_scaling(const struct claim *c, const struct claim_options *o
 
 		if (run(&a, o, c->scenario, sets, e) < 0)
 			return release(&a), -1;
-		tp[i] = averaged(&a.s);
+		tp[i] = point_averaged(&a.s);
 		release(&a);
 	}
 	return 0;

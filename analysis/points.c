@@ -125,14 +125,7 @@ static double run_one(const struct point *pt, const char *const *extra, size_t n
 	for (size_t i = 0; i < nextra && n < sizeof(sets) / sizeof(sets[0]); i++)
 		sets[n++] = extra[i];
 	if (scenario_load(&sc, pt->scenario, sets, n, e) == 0 && sim_build(&s, &sc, e) == 0 && sim_run(&s, e) == 0) {
-		uint64_t *per_thread = calloc(s.nthreads ? s.nthreads : 1, sizeof(*per_thread));
-
-		if (per_thread) {
-			for (uint32_t i = 0; i < s.nthreads; i++)
-				per_thread[i] = perf_ops_per_sec(s.tasks.v[i].ops, sim_window_secs(&s));
-			result = (double)perf_average(per_thread, s.nthreads).mean;
-			free(per_thread);
-		}
+		result = point_averaged(&s);
 		sim_free(&s);
 	}
 	scenario_free(&sc);
@@ -215,4 +208,33 @@ int points_save(const struct points *p, const char *path, const char *header, st
 double point_error_pct(const struct point *pt)
 {
 	return 100.0 * (pt->simulated / pt->published - 1.0);
+}
+
+size_t points_tables(const struct points *p, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		size_t k;
+
+		for (k = 0; k < n && strcmp(out[k], p->v[i].table); k++)
+			;
+		if (k == n && n < max)
+			out[n++] = p->v[i].table;
+	}
+	return n;
+}
+
+double point_averaged(const struct sim *s)
+{
+	uint64_t *per_thread = calloc(s->nthreads ? s->nthreads : 1, sizeof(*per_thread));
+	double mean;
+
+	if (!per_thread)
+		return -1;
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		per_thread[i] = perf_ops_per_sec(s->tasks.v[i].ops, sim_window_secs(s));
+	mean = (double)perf_average(per_thread, s->nthreads).mean;
+	free(per_thread);
+	return mean;
 }

@@ -14,6 +14,8 @@
 
 #include "sim/error.h"
 
+struct sim;
+
 #define POINT_MAX_SETS 16
 
 struct point {
@@ -49,5 +51,14 @@ int points_save(const struct points *p, const char *path, const char *header, st
 
 /* Relative error of a point in percent: 100 * (simulated / published - 1). */
 double point_error_pct(const struct point *pt);
+
+/* The distinct tables of the points, in the order they first appear, into out[]
+ * (at most max); returns their number. */
+size_t points_tables(const struct points *p, const char **out, size_t max);
+
+/* What a point stores as simulated: perf's "Averaged" figure of a finished run (the
+ * mean over threads of each thread's ops per simulated second, truncated as perf
+ * prints it); -1 when out of memory. */
+double point_averaged(const struct sim *s);
 
 #endif

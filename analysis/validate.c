@@ -71,21 +71,18 @@ static uint64_t knee(const struct points *p, const char *table, const char *seri
 	double plateau = 0;
 	uint64_t best = 0;
 
-	for (size_t i = 0; i < p->n; i++) {
-		const struct point *pt = &p->v[i];
-		double v = which ? pt->simulated : pt->published;
+	for (int pass = 0; pass < 2; pass++) /* the maximum, then the first to reach 90% of it */
+		for (size_t i = 0; i < p->n; i++) {
+			const struct point *pt = &p->v[i];
+			double v = which ? pt->simulated : pt->published;
 
-		if (!strcmp(pt->table, table) && !strcmp(pt->series, series) && pt->x >= 2 && v > plateau)
-			plateau = v;
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		const struct point *pt = &p->v[i];
-		double v = which ? pt->simulated : pt->published;
-
-		if (!strcmp(pt->table, table) && !strcmp(pt->series, series) && pt->x >= 2 && v >= 0.9 * plateau &&
-		    (!best || pt->x < best))
-			best = pt->x;
-	}
+			if (strcmp(pt->table, table) || strcmp(pt->series, series) || pt->x < 2)
+				continue;
+			if (pass == 0 && v > plateau)
+				plateau = v;
+			else if (pass == 1 && v >= 0.9 * plateau && (!best || pt->x < best))
+				best = pt->x;
+		}
 	return best;
 }
 
@@ -245,16 +242,8 @@ int main(int argc, char **argv)
 			p.v[i].published, p.v[i].simulated, point_error_pct(&p.v[i]));
 	fprintf(sum, "kind,what,value,detail\n");
 	const char *seen[16];
-	size_t nseen = 0;
+	size_t nseen = points_tables(&p, seen, 16);
 
-	for (size_t i = 0; i < p.n && nseen < 16; i++) {
-		int dup = 0;
-
-		for (size_t k = 0; k < nseen; k++)
-			dup |= !strcmp(seen[k], p.v[i].table);
-		if (!dup)
-			seen[nseen++] = p.v[i].table;
-	}
 	for (size_t k = 0; k < nseen; k++)
 		print_table(&p, seen[k]);
 	printf("\n== error per table (absolute, %%)\n%-18s %6s %8s %8s\n", "table", "points", "median", "max");
