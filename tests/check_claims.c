@@ -37,6 +37,8 @@ START_TEST(test_hash_mod_reports_spread)
 	struct claim_options o = { "1ms" };
 	struct claim_result r = { 0 };
 	struct fs_error e = { 0 };
+	double mod_max, mod_chi, mod_ops, long_max, long_chi, long_ops;
+	const char *at;
 	size_t i;
 
 	for (i = 0; i < n && strcmp(c[i].name, "hash-mod"); i++)
@@ -47,8 +49,15 @@ START_TEST(test_hash_mod_reports_spread)
 	/* 28 threads x 1024 consecutive futexes: hash_long's multiplicative hash puts exactly
 	 * 28672 / 32 = 896 in each of 32 buckets (chi-square 0); hash_mod modulo 31 leaves
 	 * bucket 31 empty, so its chi-square per degree of freedom is large */
-	ck_assert_ptr_nonnull(strstr(r.figures, "32 buckets: hash_mod"));
-	ck_assert_ptr_nonnull(strstr(r.figures, "hash_long 1.00 0.00"));
+	at = strstr(r.figures, "32 buckets: ");
+	ck_assert_msg(at != NULL, "no 32-bucket figures in: %s", r.figures);
+	ck_assert_msg(sscanf(at, "32 buckets: hash_mod max/mean %lf chi2/dof %lf %lf ops/s, hash_long %lf %lf %lf ops/s",
+			     &mod_max, &mod_chi, &mod_ops, &long_max, &long_chi, &long_ops) == 6,
+		      "unexpected figures: %s", at);
+	ck_assert_double_eq_tol(long_max, 1.0, 0.005);
+	ck_assert_double_eq_tol(long_chi, 0.0, 0.005);
+	ck_assert_msg(mod_max > 1.0 && mod_chi > 1.0, "hash_mod spreads evenly: %s", at);
+	ck_assert(mod_ops > 0 && long_ops > 0);
 }
 END_TEST
 
