@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from results_io import InputError, parse_value
+from results_io import DESCRIPTIVE, InputError, parse_value
 
 # y columns people plot, with their axis labels and the divisor that keeps ticks short
 Y_LABELS = {
@@ -19,7 +19,6 @@ Y_LABELS = {
     "total_ops": ("ops in the measured window (millions)", 1e6),
     "dram_fills": ("lines filled from DRAM", 1),
 }
-DESCRIPTIVE = ["scenario", "machine", "kernel", "workload"]
 
 
 def short(key):

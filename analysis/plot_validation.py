@@ -20,16 +20,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "results/validation"
-    rows = list(csv.DictReader(open(os.path.join(d, "points.csv"))))
+    with open(os.path.join(d, "points.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
     tables = defaultdict(list)
     for r in rows:
         tables[r["table"]].append(r)
     fig, axes = plt.subplots(len(tables), 1, figsize=(11, 5.5 * len(tables)), squeeze=False)
     for ax, (table, pts) in zip(axes[:, 0], tables.items()):
-        series = defaultdict(list)
-        for r in pts:
-            series[r["series"]].append(r)
-        if all(int(r["x"]) in (0,) or r["series"].startswith(("before", "with")) for r in pts):
+        if all(int(r["x"]) == 0 or r["series"].startswith(("before", "with")) for r in pts):
             labels = [r["series"] for r in pts]
             xs = range(len(pts))
             ax.bar([x - 0.2 for x in xs], [float(r["published"]) / 1e6 for r in pts], 0.4, label="published")
@@ -37,6 +35,9 @@ def main():
             ax.set_xticks(list(xs))
             ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=8)
         else:
+            series = defaultdict(list)
+            for r in pts:
+                series[r["series"]].append(r)
             for i, (name, rs) in enumerate(series.items()):
                 colour = f"C{i % 10}"
                 rs = sorted(rs, key=lambda r: int(r["x"]))

@@ -12,6 +12,8 @@ import numpy as np
 
 RESULTS_FORMAT = "futexsim-results"
 SWEEP_FORMAT = "futexsim-sweep"
+# A sweep table's columns after `file`: what ran, by name (analysis/collect)
+DESCRIPTIVE = ["scenario", "machine", "kernel", "workload"]
 
 
 class InputError(Exception):
@@ -46,16 +48,6 @@ def open_result(path):
     return f
 
 
-def file_format(path):
-    """The root attribute `format` of an HDF5 file ("" when it has none), None when
-    path is not an HDF5 file."""
-    try:
-        with h5py.File(path, "r") as f:
-            return attr_text(f.attrs.get("format", ""))
-    except OSError:
-        return None
-
-
 def parse_value(s):
     """A table cell as int, float or str, for sorting and plotting."""
     for conv in (int, float):
@@ -81,9 +73,10 @@ def read_table(path):
             raise InputError(f"{path}: {e.strerror}") from None
         # the CSV has no attributes: the parameters stand between the descriptive
         # columns and seed (analysis/collect's order)
-        if columns[:1] != ["file"] or "seed" not in columns[5:]:
+        first = 1 + len(DESCRIPTIVE)
+        if columns[:1] != ["file"] or "seed" not in columns[first:]:
             raise InputError(f"{path}: not a table from analysis/collect (no file and seed columns)")
-        parameters = columns[5:columns.index("seed")]
+        parameters = columns[first:columns.index("seed")]
         return columns, parameters, rows
     with open_h5(path) as f:
         if attr_text(f.attrs.get("format", "")) != SWEEP_FORMAT:
