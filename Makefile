@@ -3,12 +3,16 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   print simulated ops and events per wall-clock second
+#   make validate  simulate the published measurements, print and plot the fit
+#   make claims  check the claims of the seed threads in simulation
+#   make calibrate  refit the uncertain parameters, rewrite the generated configs
 #   make plot    plot a result file or a sweep (see the plot target)
 #   make sweep-demo  the E5-2650 bucket sweep, simulated and plotted against the published one
-#   make         build bin/futexsim only
+#   make         build bin/futexsim and the analysis tools (bin/futexsim-*)
 #
 # Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
-# -fsanitize=address,undefined), SCENARIO (for `make run`), V=1 (show commands).
+# -fsanitize=address,undefined), SCENARIO (for `make run`), V=1 (show commands),
+# PYTHON (the python3 with h5py and matplotlib, for validate, plot and sweep-demo).
 
 CC       ?= gcc
 OPT      ?= -O2
@@ -128,8 +132,8 @@ bench: deps
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-validate
-	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
-	  MPLBACKEND=Agg /usr/bin/python3 analysis/plot_validation.py results/validation; \
+	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
+	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
 
 # Fits the parameters of analysis/calibration*.yaml to the published points and
