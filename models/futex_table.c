@@ -4,11 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t align_up(uint64_t v, uint64_t align)
-{
-	return (v + align - 1) & ~(align - 1);
-}
-
 static void table_free(struct futex_table *t)
 {
 	if (!t)
@@ -131,11 +126,30 @@ static int place_fields(struct futex_tables *ft, const struct object_layout *o, 
 	return 0;
 }
 
+/* A line per CPU in its node's memory, for object `name` with the one field `fields[0]`:
+ * a malloc'd array in *lines. */
+static int per_cpu_lines(struct futex_tables *ft, const char *name, const char *const *fields, uint32_t **lines,
+			 struct fs_error *e)
+{
+	uint32_t object = memmap_object(ft->mem, name, "cpu", fields);
+
+	*lines = malloc((size_t)ft->m->ncpus * sizeof(**lines));
+	if (!*lines || object == MEMMAP_NONE)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	for (uint32_t cpu = 0; cpu < ft->m->ncpus; cpu++) {
+		uint64_t addr = memmap_alloc(ft->mem, MEM_KERNEL_NODE, ft->m->cpu_node[cpu], LINE_SIZE, LINE_SIZE);
+
+		(*lines)[cpu] = memmap_line(ft->mem, addr, object, cpu, 0);
+		if ((*lines)[cpu] == MEMMAP_NONE)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+	return 0;
+}
+
 int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,
 		      struct memmap *mem, struct spinlocks *locks, struct rwsems *rwsems, struct fs_error *e)
 {
 	static const char *const qnode_fields[] = { "qnode", NULL };
-	uint32_t qnode_object;
 
 	memset(ft, 0, sizeof(*ft));
 	ft->k = k;
@@ -162,18 +176,7 @@ int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, co
 			return -1;
 	}
 
-	ft->qnode_lines = malloc((size_t)m->ncpus * sizeof(*ft->qnode_lines));
-	qnode_object = memmap_object(mem, "MCS queue node", "cpu", qnode_fields);
-	if (!ft->qnode_lines || qnode_object == MEMMAP_NONE)
-		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
-		uint64_t addr = memmap_alloc(mem, MEM_KERNEL_NODE, m->cpu_node[cpu], LINE_SIZE, LINE_SIZE);
-
-		ft->qnode_lines[cpu] = memmap_line(mem, addr, qnode_object, cpu, 0);
-		if (ft->qnode_lines[cpu] == MEMMAP_NONE)
-			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	}
-	return 0;
+	return per_cpu_lines(ft, "MCS queue node", qnode_fields, &ft->qnode_lines, e);
 }
 
 void futex_tables_free(struct futex_tables *ft)
@@ -193,22 +196,18 @@ static int add_private_hash(struct futex_tables *ft, struct process *p, uint32_t
 	const struct kernel_design *k = ft->k;
 	uint32_t node = p->home_node;
 	uint64_t align = k->bucket.align > k->phash_header.align ? k->bucket.align : k->phash_header.align;
-	uint64_t buckets_off = align_up(k->phash_header.size, k->bucket.align);
+	uint64_t buckets_off = memmap_align_up(k->phash_header.size, k->bucket.align);
 	uint64_t header = memmap_alloc(ft->mem, MEM_KERNEL_NODE, node,
 				       buckets_off + (uint64_t)size * k->bucket.size, align);
-	char name[64];
+	char name[80], resize[32] = "";
 
 	if (p->resizes)
-		snprintf(name, sizeof(name), "private hash header of process %u (resize %u)", p->id, p->resizes);
-	else
-		snprintf(name, sizeof(name), "private hash header of process %u", p->id);
+		snprintf(resize, sizeof(resize), " (resize %u)", p->resizes);
+	snprintf(name, sizeof(name), "private hash header of process %u%s", p->id, resize);
 	if (place_fields(ft, &k->phash_header, header, name, "process", p->id, phash_field_names,
 			 p->phash_lines, PHF_NFIELDS) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	if (p->resizes)
-		snprintf(name, sizeof(name), "private hash of process %u (resize %u)", p->id, p->resizes);
-	else
-		snprintf(name, sizeof(name), "private hash of process %u", p->id);
+	snprintf(name, sizeof(name), "private hash of process %u%s", p->id, resize);
 	p->phash = table_create(ft, name, size, node, header + buckets_off, k->private_hash.hash,
 				k->private_hash.key, e);
 	return p->phash ? 0 : -1;
@@ -221,7 +220,7 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 	const struct kernel_design *k = ft->k;
 	struct process *procs = realloc(ft->procs, (ft->nprocs + 1) * sizeof(*procs));
 	struct process *p;
-	uint32_t size, ref_object;
+	uint32_t size;
 	char name[64];
 
 	if (!procs)
@@ -244,18 +243,9 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	}
 
-	p->percpu_ref_lines = malloc((size_t)ft->m->ncpus * sizeof(*p->percpu_ref_lines));
 	snprintf(name, sizeof(name), "per-CPU futex_ref of process %u", p->id);
-	ref_object = memmap_object(ft->mem, name, "cpu", ref_fields);
-	if (!p->percpu_ref_lines || ref_object == MEMMAP_NONE)
-		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	for (uint32_t cpu = 0; cpu < ft->m->ncpus; cpu++) {
-		uint64_t addr = memmap_alloc(ft->mem, MEM_KERNEL_NODE, ft->m->cpu_node[cpu], LINE_SIZE, LINE_SIZE);
-
-		p->percpu_ref_lines[cpu] = memmap_line(ft->mem, addr, ref_object, cpu, 0);
-		if (p->percpu_ref_lines[cpu] == MEMMAP_NONE)
-			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	}
+	if (per_cpu_lines(ft, name, ref_fields, &p->percpu_ref_lines, e) < 0)
+		return -1;
 
 	size = kernel_private_buckets(k, nthreads, ft->m->ncpus, ft->global_buckets);
 	if (size && add_private_hash(ft, p, size, e) < 0)
@@ -315,12 +305,20 @@ static const struct futex_table *global_table(const struct futex_tables *ft, con
 	return ft->tables[t0->hash->node_part(h, t0->size) % ft->nglobal];
 }
 
+/* The bucket of hash `h` in table `t`, counted in its occupancy. */
+static struct op_target bucket_of(const struct futex_table *t, uint32_t h)
+{
+	struct op_target target = { .table = t, .bucket = t->hash->index(h, t->size) };
+
+	t->hashed[target.bucket]++;
+	return target;
+}
+
 struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uint64_t uaddr, bool shared,
 				      int numa_node)
 {
 	const struct process *p = &ft->procs[pid];
 	struct futex_key key = shared ? futex_key_mm_shared(p->mm, uaddr) : futex_key_private(p->mm, uaddr);
-	struct op_target target = { 0 };
 	const struct futex_table *t;
 	uint32_t h;
 
@@ -334,19 +332,13 @@ struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uin
 		h = ft->tables[0]->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
 		t = global_table(ft, &key, uaddr, h);
 	}
-	target.table = t;
-	target.bucket = t->hash->index(h, t->size);
-	t->hashed[target.bucket]++;
-	return target;
+	return bucket_of(t, h);
 }
 
 struct op_target futex_tables_resolve_inode(struct futex_tables *ft, uint64_t inode_seq, uint64_t file_offset)
 {
 	struct futex_key key = futex_key_inode(inode_seq, file_offset);
 	uint32_t h = ft->tables[0]->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
-	const struct futex_table *t = global_table(ft, &key, 0, h);
-	struct op_target target = { .table = t, .bucket = t->hash->index(h, t->size) };
 
-	t->hashed[target.bucket]++;
-	return target;
+	return bucket_of(global_table(ft, &key, 0, h), h);
 }

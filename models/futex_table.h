@@ -92,7 +92,6 @@ struct futex_tables {
 	struct futex_resize *resizes;     /* in order of start */
 
 	uint32_t *qnode_lines;             /* per CPU: its MCS queue node */
-	uint32_t bucket_object;            /* memmap objects, per table kind */
 };
 
 int futex_tables_init(struct futex_tables *ft, const struct kernel_design *k, const struct machine *m,

@@ -18,7 +18,7 @@
 int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint64_t user_base)
 {
 	memset(mm, 0, sizeof(*mm));
-	if (nodes == 0 || nodes > 64)
+	if (nodes == 0 || nodes > MACHINE_MAX_NODES)
 		return -1;
 	mm->coh = coh;
 	mm->nodes = nodes;
@@ -50,18 +50,13 @@ void memmap_free(struct memmap *mm)
 	memset(mm, 0, sizeof(*mm));
 }
 
-static uint64_t align_up(uint64_t v, uint64_t align)
-{
-	return (v + align - 1) & ~(align - 1);
-}
-
 uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, uint64_t size,
 		      uint64_t align)
 {
 	uint64_t *next = region == MEM_KERNEL_NODE	  ? &mm->next_kernel[node % mm->nodes]
 			 : region == MEM_KERNEL_INTERLEAVED ? &mm->next_interleaved
 							    : &mm->next_user[node % mm->nodes];
-	uint64_t addr = align_up(*next, align ? align : 1);
+	uint64_t addr = memmap_align_up(*next, align ? align : 1);
 
 	*next = addr + size;
 	return addr;

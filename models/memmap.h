@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "models/coherence.h"
+#include "models/machine.h"
 
 #define LINE_SIZE 64u
 #define MEMMAP_NONE UINT32_MAX
@@ -45,9 +46,9 @@ struct memmap {
 	struct coherence *coh;
 	uint32_t nodes;
 	uint64_t user_base;
-	uint64_t next_kernel[64];    /* bump pointers per node */
+	uint64_t next_kernel[MACHINE_MAX_NODES]; /* bump pointers per node */
 	uint64_t next_interleaved;
-	uint64_t next_user[64];      /* user memory first touched on each node */
+	uint64_t next_user[MACHINE_MAX_NODES];   /* user memory first touched on each node */
 
 	uint32_t nobjects, objects_cap;
 	struct mem_object *objects;
@@ -65,6 +66,12 @@ struct memmap {
  * aligned. User memory first touched on node n lives in its own 64 GiB window. */
 int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint64_t user_base);
 void memmap_free(struct memmap *mm);
+
+/* `v` rounded up to a multiple of `align`, a power of two. */
+static inline uint64_t memmap_align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
 
 /* Allocates size bytes aligned to `align` (a power of two); returns the address. */
 uint64_t memmap_alloc(struct memmap *mm, enum mem_region region, uint32_t node, uint64_t size,
