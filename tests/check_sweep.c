@@ -144,6 +144,13 @@ START_TEST(test_bad_input)
 	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s/bad%d %s", tmp, _i, args), 2);
 	ck_assert_msg(strstr(out, bad[_i].message) != NULL, "%s: expected '%s' in:\n%s", args, bad[_i].message, out);
 	free(out);
+}
+END_TEST
+
+START_TEST(test_no_scenario)
+{
+	char *out;
+
 	ck_assert_int_eq(tu_shellf(&out, "scenarios/sweep scenarios/nosuch.yaml %s/bad --param a=1", tmp), 2);
 	assert_has(out, "scenarios/nosuch.yaml: no such readable scenario file");
 	free(out);
@@ -307,6 +314,7 @@ int main(void)
 	tu_mkdtemp(tmp, "futexsim-sweep");
 	tcase_add_test(tc, test_grid_size_and_order);
 	tcase_add_loop_test(tc, test_bad_input, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_no_scenario);
 	/* guards against a hang, not timing assertions */
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
