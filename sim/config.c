@@ -24,19 +24,6 @@ static const char *what_or_default(const char *what)
 	return what ? what : "value";
 }
 
-static const char *kind_with_article(enum yt_kind k)
-{
-	switch (k) {
-	case YT_SCALAR:
-		return "a scalar";
-	case YT_MAP:
-		return "a map";
-	case YT_SEQ:
-		return "a sequence";
-	}
-	return "a node";
-}
-
 static int fail_node(const struct yt_node *n, const char *what, struct fs_error *e,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -53,8 +40,7 @@ static int fail_node(const struct yt_node *n, const char *what, struct fs_error 
 	return fs_fail_at(e, n ? &n->mark : NULL, "%s: %s", what_or_default(what), why);
 }
 
-/* "a, b, c" (cut with "..." when it does not fit). */
-static const char *list_names(char *buf, size_t size, const char *const names[])
+const char *cfg_list_names(char *buf, size_t size, const char *const names[])
 {
 	size_t used = 0;
 
@@ -140,12 +126,11 @@ static const char *format_duration_range(char *buf, size_t size, uint64_t min, u
 int cfg_expect(const struct yt_node *n, enum yt_kind kind, const char *what, struct fs_error *e)
 {
 	if (!n)
-		return fs_fail(e, FS_ERR_INPUT, "%s: missing (expected %s)", what_or_default(what),
-			       kind_with_article(kind));
+		return fs_fail(e, FS_ERR_INPUT, "%s: missing (expected a %s)", what_or_default(what),
+			       yt_kind_name(kind));
 	if (n->kind == kind)
 		return 0;
-	return fail_node(n, what, e, "expected %s, got %s", kind_with_article(kind),
-			 kind_with_article(n->kind));
+	return fail_node(n, what, e, "expected a %s, got a %s", yt_kind_name(kind), yt_kind_name(n->kind));
 }
 
 static char ascii_lower(char c)
@@ -237,7 +222,7 @@ int cfg_check_keys(const struct yt_node *map, const char *what, const char *cons
 			return fs_fail_at(e, &map->key_marks[i], "unknown key '%s' in %s (expected no keys)",
 					  shown, what);
 		return fs_fail_at(e, &map->key_marks[i], "unknown key '%s' in %s (expected one of: %s)",
-				  shown, what, list_names(list, sizeof(list), known));
+				  shown, what, cfg_list_names(list, sizeof(list), known));
 	}
 	return 0;
 }
@@ -268,7 +253,7 @@ static const char *unquoted_text(const struct yt_node *n, const char *what, cons
 		return NULL;
 	}
 	if (n->kind != YT_SCALAR) {
-		fail_node(n, what, e, "expected %s, got %s", noun, kind_with_article(n->kind));
+		fail_node(n, what, e, "expected %s, got a %s", noun, yt_kind_name(n->kind));
 		return NULL;
 	}
 	if (n->quoted) {
@@ -847,11 +832,11 @@ int cfg_parse_enum(const struct yt_node *n, const char *what, const char *const 
 	const char *near;
 
 	what = what_or_default(what);
-	list_names(list, sizeof(list), names);
+	cfg_list_names(list, sizeof(list), names);
 	if (!n)
 		return fs_fail(e, FS_ERR_INPUT, "%s: missing (expected one of: %s)", what, list);
 	if (n->kind != YT_SCALAR)
-		return fail_node(n, what, e, "expected one of: %s, got %s", list, kind_with_article(n->kind));
+		return fail_node(n, what, e, "expected one of: %s, got a %s", list, yt_kind_name(n->kind));
 	for (int i = 0; names && names[i]; i++) {
 		if (strcmp(n->scalar, names[i]) == 0) {
 			*out = i;
@@ -871,7 +856,7 @@ int cfg_parse_string(const struct yt_node *n, const char *what, const char **out
 	if (!n)
 		return fs_fail(e, FS_ERR_INPUT, "%s: missing (expected a string)", what_or_default(what));
 	if (n->kind != YT_SCALAR)
-		return fail_node(n, what, e, "expected a string, got %s", kind_with_article(n->kind));
+		return fail_node(n, what, e, "expected a string, got a %s", yt_kind_name(n->kind));
 	*out = n->scalar;
 	return 0;
 }
@@ -886,8 +871,8 @@ static int member(const struct yt_node *map, const char *key, const struct yt_no
 	if (!map)
 		return 0;
 	if (map->kind != YT_MAP)
-		return fs_fail_at(e, &map->mark, "expected a map with key '%s', got %s", key,
-				  kind_with_article(map->kind));
+		return fs_fail_at(e, &map->mark, "expected a map with key '%s', got a %s", key,
+				  yt_kind_name(map->kind));
 	*out = yt_get(map, key);
 	return 0;
 }

@@ -61,6 +61,10 @@ static inline struct fs_cost fs_cost_of_cycles(uint64_t cycles)
 /* Fails unless `n` is of `kind`: "FILE:LINE:COL: WHAT: expected a map, got a sequence". */
 int cfg_expect(const struct yt_node *n, enum yt_kind kind, const char *what, struct fs_error *e);
 
+/* "a, b, c" from `names` (NULL-terminated) into `buf`, ending in "..." when cut
+ * to fit; returns `buf`. For the lists of valid names in messages. */
+const char *cfg_list_names(char *buf, size_t size, const char *const names[]);
+
 /* Fails on the first key of `map` not in `known` (NULL-terminated), at the key:
  * "FILE:LINE:COL: unknown key 'treads' in WHAT (did you mean 'threads'?)", or,
  * when no known key is close, "... (expected one of: a, b, c)". */

@@ -40,24 +40,3 @@ int fs_fail_at(struct fs_error *e, const struct fs_mark *at, const char *fmt, ..
 	va_end(ap);
 	return -1;
 }
-
-void fs_error_prefix(struct fs_error *e, const char *fmt, ...)
-{
-	char prefix[512];
-	size_t plen, mlen;
-	va_list ap;
-
-	if (!e)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix) - 2, fmt, ap);
-	va_end(ap);
-	strcat(prefix, ": ");
-	plen = strlen(prefix);
-	mlen = strlen(e->msg);
-	if (plen + mlen >= sizeof(e->msg))
-		mlen = sizeof(e->msg) - 1 - plen; /* keep the prefix, cut the tail */
-	memmove(e->msg + plen, e->msg, mlen);
-	memcpy(e->msg, prefix, plen);
-	e->msg[plen + mlen] = '\0';
-}

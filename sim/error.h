@@ -41,8 +41,4 @@ int fs_fail(struct fs_error *e, int status, const char *fmt, ...)
 int fs_fail_at(struct fs_error *e, const struct fs_mark *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Prepends "prefix: " to an already recorded message (adds context on the way out). */
-void fs_error_prefix(struct fs_error *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 #endif

@@ -314,7 +314,6 @@ int h5out_open(struct h5out *o, const char *path, const struct sim *s, const str
 	o->file = o->ts_time = o->ts_ops = o->ts_transfers = -1;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is a directory", path);
-	o->nthreads = s->ts.nthreads;
 	h5_quiet();
 	o->path = strdup(path);
 	o->tmp = temp_name(path);

@@ -36,7 +36,6 @@ struct h5out {
 	char *tmp;              /* temporary name in the same directory, NULL when none */
 	hid_t file;
 	hid_t ts_time, ts_ops, ts_transfers; /* time series datasets, appended to during the run */
-	uint32_t nthreads;
 };
 
 /* How the run was started, for the provenance. */

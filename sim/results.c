@@ -223,14 +223,6 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	return gather_workload(r, s) < 0 ? -1 : gather_hot_lines(r, s, nhot);
 }
 
-const struct workload_figure *results_figure(const struct results *r, const char *name)
-{
-	for (uint32_t i = 0; i < r->nfigures; i++)
-		if (strcmp(r->figures[i].name, name) == 0)
-			return &r->figures[i];
-	return NULL;
-}
-
 void results_free(struct results *r)
 {
 	free(r->version);

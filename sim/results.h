@@ -71,9 +71,6 @@ struct results {
 	struct futex_resize *resizes;
 };
 
-/* The workload figure called `name`, or NULL. */
-const struct workload_figure *results_figure(const struct results *r, const char *name);
-
 /* Gathers the figures; keeps the `nhot` busiest lines. -1 when out of memory. */
 int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs);
 void results_free(struct results *r);

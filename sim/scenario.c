@@ -39,13 +39,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The length of `name` without a ".yaml" ending, 0 when it has none. */
+static size_t yaml_stem(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && strcmp(name + len - 5, ".yaml") == 0 ? len - 5 : 0;
+}
+
 /* "unknown kernel preset 'x' (did you mean 'y'? known: a, b)" */
 static int unknown_preset(const char *kind_dir, const char *kind, const struct yt_node *name, struct fs_error *e)
 {
-	char dir[4096], known[512] = "";
+	char dir[4096], known[512];
 	const char *names[MAX_PRESETS + 1];
 	char *owned[MAX_PRESETS];
-	size_t n = 0, used = 0;
+	size_t n = 0;
 	const char *near;
 	struct dirent *ent;
 	DIR *dh;
@@ -53,10 +61,10 @@ static int unknown_preset(const char *kind_dir, const char *kind, const struct y
 	snprintf(dir, sizeof(dir), "%s/%s", scenario_config_dir(), kind_dir);
 	dh = opendir(dir);
 	while (dh && (ent = readdir(dh)) && n < MAX_PRESETS) {
-		size_t len = strlen(ent->d_name);
+		size_t stem = yaml_stem(ent->d_name);
 
-		if (len > 5 && strcmp(ent->d_name + len - 5, ".yaml") == 0) {
-			owned[n] = strndup(ent->d_name, len - 5);
+		if (stem) {
+			owned[n] = strndup(ent->d_name, stem);
 			if (owned[n])
 				names[n] = owned[n], n++;
 		}
@@ -65,11 +73,10 @@ static int unknown_preset(const char *kind_dir, const char *kind, const struct y
 		closedir(dh);
 	qsort(names, n, sizeof(names[0]), cmp_str);
 	names[n] = NULL;
-	for (size_t i = 0; i < n && used < sizeof(known); i++)
-		used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", i ? ", " : "", names[i]);
 	near = cfg_nearest(name->scalar, names);
 	fs_fail_at(e, &name->mark, "unknown %s preset '%s' (%s%s%sknown in %s: %s)", kind, name->scalar,
-		   near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", dir, n ? known : "none");
+		   near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", dir,
+		   n ? cfg_list_names(known, sizeof(known), names) : "none");
 	for (size_t i = 0; i < n; i++)
 		free(owned[i]);
 	return -1;
@@ -81,11 +88,10 @@ static int locate_preset(const char *kind_dir, const char *kind, const struct yt
 			 char *out, size_t outlen, struct fs_error *e)
 {
 	const char *s = name->scalar;
-	size_t len = strlen(s);
 
 	if (!*s)
 		return fs_fail_at(e, &name->mark, "%s: empty preset name", kind);
-	if (strchr(s, '/') || (len > 5 && strcmp(s + len - 5, ".yaml") == 0)) {
+	if (strchr(s, '/') || yaml_stem(s)) {
 		struct stat st;
 
 		snprintf(out, outlen, "%s", s);
@@ -249,6 +255,7 @@ static struct yt_node *section(struct yt_doc *d, struct yt_node *map, const char
 static int parse_resolved(struct scenario *sc, struct fs_error *e)
 {
 	struct yt_node *r = sc->resolved, *kernel = yt_get(r, "kernel");
+	const char *description; /* read for its checks and its recorded default */
 	bool oom = false;
 
 	section(sc->doc, r, "run", &oom);
@@ -263,7 +270,7 @@ static int parse_resolved(struct scenario *sc, struct fs_error *e)
 	yt_doc_record_defaults(sc->doc, true);
 	if (machine_from_yaml(&sc->machine, yt_get(r, "machine"), e) < 0 ||
 	    kernel_from_yaml(&sc->kernel, kernel, e) < 0 || cfg_get_string(r, "name", "", &sc->name, e) < 0 ||
-	    cfg_get_string(r, "description", "", &sc->description, e) < 0 ||
+	    cfg_get_string(r, "description", "", &description, e) < 0 ||
 	    parse_run(sc, yt_get(r, "run"), e) < 0 || parse_output(sc, yt_get(r, "output"), e) < 0 ||
 	    parse_workload(sc, yt_get(r, "workload"), e) < 0) {
 		yt_doc_record_defaults(sc->doc, false);
@@ -278,8 +285,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 {
 	static const char *const keys[] = { "name", "description", "machine", "kernel", "workload",
 					    "run", "output", NULL };
-	struct yt_node *work, *machine, *kernel, *assembled;
+	struct yt_node *work, *machine, *kernel;
 	char dir[4096];
+	const char *base_dir;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->doc = yt_doc_new();
@@ -301,30 +309,29 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	    cfg_require(work, "kernel", "scenario", e) < 0 || cfg_require(work, "workload", "scenario", e) < 0)
 		return -1;
 	snprintf(dir, sizeof(dir), "%s", path);
-	machine = resolve(sc, yt_get(work, "machine"), "machines", "machine", dirname(dir), 0, e);
+	base_dir = dirname(dir);
+	machine = resolve(sc, yt_get(work, "machine"), "machines", "machine", base_dir, 0, e);
 	if (!machine)
 		return -1;
-	snprintf(dir, sizeof(dir), "%s", path);
-	kernel = resolve(sc, yt_get(work, "kernel"), "kernels", "kernel", dirname(dir), 0, e);
+	kernel = resolve(sc, yt_get(work, "kernel"), "kernels", "kernel", base_dir, 0, e);
 	if (!kernel)
 		return -1;
-	/* presets merged in; copied whole so that recording defaults into it
+	/* presets merged in, then copied whole so that recording defaults into it
 	 * touches no tree it shares nodes with */
-	assembled = yt_copy(sc->doc, work);
-	if (!assembled || yt_map_put(sc->doc, assembled, "machine", machine->mark, machine) < 0 ||
-	    yt_map_put(sc->doc, assembled, "kernel", kernel->mark, kernel) < 0 ||
-	    !(sc->resolved = yt_copy(sc->doc, assembled)))
+	if (yt_map_put(sc->doc, work, "machine", machine->mark, machine) < 0 ||
+	    yt_map_put(sc->doc, work, "kernel", kernel->mark, kernel) < 0 ||
+	    !(sc->resolved = yt_copy(sc->doc, work)))
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (parse_resolved(sc, e) < 0)
 		return -1;
 	if (!*sc->name) {
 		/* default name: the file's base name without .yaml */
-		char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : (char *)path;
-		size_t len = strlen(base);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t len = yaml_stem(base);
 		struct yt_node *n;
 
-		if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
-			len -= 5;
+		if (!len)
+			len = strlen(base);
 		snprintf(dir, sizeof(dir), "%.*s", (int)len, base);
 		n = yt_new_scalar(sc->doc, dir, true, sc->given->mark);
 		if (!n || yt_map_put(sc->doc, sc->resolved, "name", n->mark, n) < 0)

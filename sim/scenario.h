@@ -47,7 +47,6 @@ struct scenario {
 					 emitting it gives a scenario that runs the same;
 					 docs/results-format.md lists what is not echoed */
 	const char *name;
-	const char *description;
 
 	struct machine machine;
 	struct kernel_design kernel;
