@@ -14,14 +14,6 @@ const char *const futex_step_names[] = {
 	"double_unlock", "hash_put2", NULL,
 };
 
-int futex_step_find(const char *name)
-{
-	for (int i = 0; futex_step_names[i]; i++)
-		if (strcmp(futex_step_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
 void path_emit(struct path_builder *b, struct uop u)
 {
 	if (b->n == b->cap) {

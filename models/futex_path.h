@@ -172,7 +172,4 @@ void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_op
  * wait_eagain path. */
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e);
 
-/* Name lookup for YAML (-1 when unknown). */
-int futex_step_find(const char *name);
-
 #endif

@@ -1,6 +1,5 @@
 #include "models/kernel.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "models/futex_path.h"
@@ -73,6 +72,12 @@ uint32_t kernel_private_buckets(const struct kernel_design *k, uint32_t threads,
 	return (uint32_t)want;
 }
 
+/* Whether `n` is the plain (unquoted) word `word`, such as auto or none. */
+static bool is_word(const struct yt_node *n, const char *word)
+{
+	return n->kind == YT_SCALAR && !n->quoted && strcmp(n->scalar, word) == 0;
+}
+
 /* "auto" -> *out = auto_value; otherwise a power of two in [min, max] (or 0 when allow_zero). */
 static int parse_buckets(const struct yt_node *map, const char *key, int64_t dflt, int64_t auto_value,
 			 uint64_t min, bool allow_zero, int64_t *out, struct fs_error *e)
@@ -83,7 +88,7 @@ static int parse_buckets(const struct yt_node *map, const char *key, int64_t dfl
 	*out = dflt;
 	if (!n)
 		return 0;
-	if (n->kind == YT_SCALAR && !n->quoted && strcmp(n->scalar, "auto") == 0) {
+	if (is_word(n, "auto")) {
 		*out = auto_value;
 		return 0;
 	}
@@ -124,6 +129,8 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 	if (n && (cfg_expect(n, YT_MAP, "global_hash", e) < 0 ||
 		  cfg_check_keys(n, "global_hash", keys, e) < 0))
 		return -1;
+	/* defaults: 6.16+ futex_init(), roundup_pow_of_two(max(4, 256 x CPUs / nodes)) per
+	 * node (futex-hashing.md s3) */
 	if (cfg_get_bool(n, "per_node", true, &k->global.per_node, e) < 0 ||
 	    parse_buckets(n, "buckets", 0, 0, 1, false, &buckets, e) < 0 ||
 	    cfg_get_u32(n, "buckets_per_cpu", 256, 1, 1u << 20, &k->global.buckets_per_cpu, e) < 0 ||
@@ -149,6 +156,8 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	if (n && (cfg_expect(n, YT_MAP, "private_hash", e) < 0 ||
 		  cfg_check_keys(n, "private_hash", keys, e) < 0))
 		return -1;
+	/* defaults: 6.16+, roundup_pow_of_two(4 x min(threads, CPUs)) clamped to [16, one
+	 * node's table] (futex-hashing.md s3) */
 	if (cfg_get_bool(n, "enabled", false, &k->private_hash.enabled, e) < 0 ||
 	    parse_buckets(n, "buckets", -1, -1, 2, true, &k->private_hash.buckets, e) < 0 ||
 	    cfg_get_u32(n, "per_thread", 4, 1, 1u << 16, &k->private_hash.per_thread, e) < 0 ||
@@ -160,7 +169,7 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	k->private_hash.refcount = refcount_mode_find(refcount_mode_names()[refcount]);
 	k->private_hash.key = (enum key_scope)scope;
 	k->private_hash.max_buckets = 0;
-	if (max && !(max->kind == YT_SCALAR && !max->quoted && strcmp(max->scalar, "node-table") == 0)) {
+	if (max && !is_word(max, "node-table")) {
 		uint64_t v;
 
 		if (cfg_parse_u64(max, "max_buckets", 1, UINT32_C(1) << 30, &v, e) < 0)
@@ -200,7 +209,7 @@ static int parse_layout(struct object_layout *o, const struct yt_node *n, const 
 
 		if (!f)
 			continue;
-		if (f->kind == YT_SCALAR && !f->quoted && strcmp(f->scalar, "none") == 0) {
+		if (is_word(f, "none")) {
 			o->off[i] = LAYOUT_ABSENT;
 			continue;
 		}
@@ -257,24 +266,18 @@ static int parse_costs(struct kernel_design *k, const struct yt_node *n, const s
 	return 0;
 }
 
+#define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
+
 /* The paths a design need not spell out: those of 6.x kernels (futex-hashing.md s1;
- * futex_wait_setup/futex_queue, futex_wake, futex_requeue). */
-static const char *const default_paths[FOP_NKINDS] = {
-	[FOP_WAIT_BLOCK] = "queue unlock sleep hash_put",
-	[FOP_WAKE] = "syscall get_key hash_lookup waiters_pending lock wake_walk unlock hash_put",
-	[FOP_REQUEUE] = "syscall get_key get_key2 hash_lookup hash_lookup2 waiters_inc2 double_lock cmp_uval "
-			"requeue_walk double_unlock waiters_dec2 hash_put hash_put2",
+ * futex_wait_setup/futex_queue, futex_wake, futex_requeue). wait_eagain has none. */
+static const struct kernel_path default_paths[FOP_NKINDS] = {
+	[FOP_WAIT_BLOCK] = PATH(STEP_QUEUE, STEP_UNLOCK, STEP_SLEEP, STEP_HASH_PUT),
+	[FOP_WAKE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_WAITERS_PENDING, STEP_LOCK,
+			  STEP_WAKE_WALK, STEP_UNLOCK, STEP_HASH_PUT),
+	[FOP_REQUEUE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_GET_KEY2, STEP_HASH_LOOKUP, STEP_HASH_LOOKUP2,
+			     STEP_WAITERS_INC2, STEP_DOUBLE_LOCK, STEP_CMP_UVAL, STEP_REQUEUE_WALK,
+			     STEP_DOUBLE_UNLOCK, STEP_WAITERS_DEC2, STEP_HASH_PUT, STEP_HASH_PUT2),
 };
-
-static void set_default_path(struct kernel_path *p, const char *steps)
-{
-	char buf[512], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", steps);
-	p->nsteps = 0;
-	for (char *w = strtok_r(buf, " ", &save); w && p->nsteps < KERNEL_MAX_STEPS; w = strtok_r(NULL, " ", &save))
-		p->steps[p->nsteps++] = (uint8_t)futex_step_find(w);
-}
 
 static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
@@ -284,8 +287,8 @@ static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct 
 		const struct yt_node *list = yt_get(n, futex_op_kind_names[op]);
 		struct kernel_path *p = &k->paths[op];
 
-		if (!list && default_paths[op]) {
-			set_default_path(p, default_paths[op]);
+		if (!list && default_paths[op].nsteps) {
+			*p = default_paths[op];
 			continue;
 		}
 		if (!list)
@@ -310,8 +313,11 @@ static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct 
 
 static void set_defaults(struct kernel_design *k)
 {
+	/* 6.16-6.18: {waiters, lock, chain, priv} in one 64-byte line (futex-hashing.md s2) */
 	static const struct object_layout bucket = { 64, 64, { 0, 4, 8, 24, -1, -1, -1, -1 } };
+	/* struct futex_private_hash starts {users, hash_mask} */
 	static const struct object_layout header = { 64, 64, { 0, 4, -1, -1, -1, -1, -1, -1 } };
+	/* [A] each hot mm_struct field on its own line, in enum mm_field order */
 	static const struct object_layout mm = { 1024, 64, { 0, 128, 640, 704, 192, 768, -1, -1 } };
 
 	memset(k, 0, sizeof(*k));

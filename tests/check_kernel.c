@@ -87,6 +87,19 @@ static int load(struct scenario *sc, const char *path, struct fs_error *e)
 	return scenario_load(sc, path, NULL, 0, e);
 }
 
+/* The path's steps by name, space-separated, are `want`. */
+static void assert_path(const struct kernel_path *p, const char *want)
+{
+	char got[1024] = "";
+
+	for (uint32_t i = 0; i < p->nsteps; i++) {
+		if (i)
+			strcat(got, " ");
+		strcat(got, futex_step_names[p->steps[i]]);
+	}
+	ck_assert_str_eq(got, want);
+}
+
 START_TEST(test_presets_inherit)
 {
 	struct scenario sc;
@@ -100,6 +113,11 @@ START_TEST(test_presets_inherit)
 	ck_assert(sc.kernel.private_hash.enabled);
 	ck_assert_int_eq(sc.kernel.bucket.off[BF_PRIV], 24);
 	ck_assert_uint_eq(sc.kernel.paths[FOP_WAIT_EAGAIN].nsteps, 10);
+	/* the paths it leaves out are the defaults docs/kernel.md lists */
+	assert_path(&sc.kernel.paths[FOP_WAIT_BLOCK], "queue unlock sleep hash_put");
+	assert_path(&sc.kernel.paths[FOP_WAKE], "syscall get_key hash_lookup waiters_pending lock wake_walk unlock hash_put");
+	assert_path(&sc.kernel.paths[FOP_REQUEUE], "syscall get_key get_key2 hash_lookup hash_lookup2 waiters_inc2 "
+		    "double_lock cmp_uval requeue_walk double_unlock waiters_dec2 hash_put hash_put2");
 	scenario_free(&sc);
 	unlink(p);
 	free(p);
