@@ -2,6 +2,7 @@
 
 #include "sim/results.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 void h5_quiet(void)
@@ -44,27 +45,34 @@ hid_t h5_str_type(size_t len)
 	return t;
 }
 
-const struct h5_col h5_thread_blocking_cols[THREAD_BLOCKING_COLS] = {
-	{ "futex_calls", H5_U_COUNT },	    { "wakeups", H5_U_COUNT },		{ "chain_walked", H5_U_COUNT },
-	{ "requeued", H5_U_COUNT },	    { "context_switches", H5_U_COUNT }, { "blocked", H5_U_PS },
+#define COL(type, field, name, units) { name, units, offsetof(type, field), sizeof(((type *)0)->field) }
+
+const struct h5_col h5_thread_cols[H5_THREAD_COLS] = {
+	COL(struct thread_result, id, "id", H5_U_ID),
+	COL(struct thread_result, cpu, "cpu", H5_U_ID),
+	COL(struct thread_result, node, "node", H5_U_ID),
+	COL(struct thread_result, ops, "ops", H5_U_COUNT),
+	COL(struct thread_result, ops_per_sec, "ops_per_sec", H5_U_OPS_PER_SEC),
 };
 
-void h5_thread_blocking(const struct thread_result *t, uint64_t out[THREAD_BLOCKING_COLS])
-{
-	out[0] = t->futex_calls;
-	out[1] = t->wakeups;
-	out[2] = t->chain_walked;
-	out[3] = t->requeued;
-	out[4] = t->switches;
-	out[5] = t->blocked_ps;
-}
+const struct h5_col h5_thread_blocking_cols[H5_THREAD_BLOCKING_COLS] = {
+	COL(struct thread_result, futex_calls, "futex_calls", H5_U_COUNT),
+	COL(struct thread_result, wakeups, "wakeups", H5_U_COUNT),
+	COL(struct thread_result, chain_walked, "chain_walked", H5_U_COUNT),
+	COL(struct thread_result, requeued, "requeued", H5_U_COUNT),
+	COL(struct thread_result, switches, "context_switches", H5_U_COUNT),
+	COL(struct thread_result, blocked_ps, "blocked", H5_U_PS),
+};
 
-void h5_thread_blocking_set(struct thread_result *t, const uint64_t in[THREAD_BLOCKING_COLS])
+const struct h5_col h5_resize_cols[H5_RESIZE_COLS] = {
+	COL(struct futex_resize, pid, "process", H5_U_ID),
+	COL(struct futex_resize, from, "from_buckets", H5_U_COUNT),
+	COL(struct futex_resize, to, "to_buckets", H5_U_COUNT),
+	COL(struct futex_resize, start, "start", H5_U_PS),
+	COL(struct futex_resize, end, "end", H5_U_PS),
+};
+
+hid_t h5_col_type(const struct h5_col *c)
 {
-	t->futex_calls = in[0];
-	t->wakeups = in[1];
-	t->chain_walked = in[2];
-	t->requeued = in[3];
-	t->switches = in[4];
-	t->blocked_ps = in[5];
+	return c->size == sizeof(uint32_t) ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64;
 }

@@ -35,15 +35,26 @@ const char *h5_error_text(char *buf, size_t size);
  * h5py returns as str). UTF-8. The caller closes it. */
 hid_t h5_str_type(size_t len);
 
-/* threads/ columns of blocking workloads (futex_calls, wakeups, chain_walked,
- * requeued, context_switches, blocked), moved to and from a thread's results. */
-struct thread_result;
-#define THREAD_BLOCKING_COLS 6
+/* A column of a table whose rows are structs of the results (sim/results.h):
+ * its dataset's name and units, and the uint32_t or uint64_t field it holds.
+ * The writer and the reader share these lists, so they cannot disagree on a
+ * name, a unit or a type. */
 struct h5_col {
 	const char *name, *units;
+	size_t offset, size; /* of the field in its struct; size 4 or 8 */
 };
-extern const struct h5_col h5_thread_blocking_cols[THREAD_BLOCKING_COLS];
-void h5_thread_blocking(const struct thread_result *t, uint64_t out[THREAD_BLOCKING_COLS]);
-void h5_thread_blocking_set(struct thread_result *t, const uint64_t in[THREAD_BLOCKING_COLS]);
+/* threads/ (struct thread_result): id, cpu, node, ops, ops_per_sec; then the
+ * figures of blocking workloads (futex_calls, wakeups, chain_walked, requeued,
+ * context_switches, blocked), which files written before them lack. */
+#define H5_THREAD_COLS 5
+#define H5_THREAD_BLOCKING_COLS 6
+extern const struct h5_col h5_thread_cols[H5_THREAD_COLS];
+extern const struct h5_col h5_thread_blocking_cols[H5_THREAD_BLOCKING_COLS];
+/* resizes/ (struct futex_resize): process, from_buckets, to_buckets, start, end. */
+#define H5_RESIZE_COLS 5
+extern const struct h5_col h5_resize_cols[H5_RESIZE_COLS];
+
+/* The native type of a column's field. */
+hid_t h5_col_type(const struct h5_col *c);
 
 #endif

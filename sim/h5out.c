@@ -392,23 +392,20 @@ out:
 	return rc;
 }
 
-/* threads/ columns of blocking workloads, in h5_thread_blocking_names order. */
-static int write_thread_blocking(struct h5out *o, hid_t g, const struct results *r,
-				 uint64_t (*col)[THREAD_BLOCKING_COLS], struct fs_error *e)
+/* The columns `cols` of the `n` structs at `rows`, `stride` bytes apart. */
+static int put_struct_cols(struct h5out *o, hid_t g, const struct h5_col *cols, int ncols, const void *rows,
+			   size_t stride, hsize_t n, struct fs_error *e)
 {
-	const uint32_t n = r->nthreads;
-	uint64_t *v = calloc(n ? n : 1, sizeof(*v));
+	unsigned char *v = malloc(n ? n * sizeof(uint64_t) : 1);
 	int rc = 0;
 
 	if (!v)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
-	for (uint32_t i = 0; i < n; i++)
-		h5_thread_blocking(&r->threads[i], col[i]);
-	for (int c = 0; c < THREAD_BLOCKING_COLS && rc == 0; c++) {
-		for (uint32_t i = 0; i < n; i++)
-			v[i] = col[i][c];
-		rc = put_col(o, g, h5_thread_blocking_cols[c].name, H5T_NATIVE_UINT64, n, v,
-			     h5_thread_blocking_cols[c].units, e);
+	for (int c = 0; c < ncols && rc == 0; c++) {
+		for (hsize_t i = 0; i < n; i++)
+			memcpy(v + i * cols[c].size, (const unsigned char *)rows + i * stride + cols[c].offset,
+			       cols[c].size);
+		rc = put_col(o, g, cols[c].name, h5_col_type(&cols[c]), n, v, cols[c].units, e);
 	}
 	free(v);
 	return rc;
@@ -417,47 +414,24 @@ static int write_thread_blocking(struct h5out *o, hid_t g, const struct results 
 static int write_threads(struct h5out *o, const struct results *r, struct fs_error *e)
 {
 	const uint32_t n = r->nthreads;
-	uint32_t *id = calloc(n ? n : 1, sizeof(*id)), *cpu = calloc(n ? n : 1, sizeof(*cpu));
-	uint32_t *node = calloc(n ? n : 1, sizeof(*node));
-	uint64_t *ops = calloc(n ? n : 1, sizeof(*ops)), *rate = calloc(n ? n : 1, sizeof(*rate));
 	const char **line = calloc(n ? n : 1, sizeof(*line));
-	uint64_t(*blocking)[THREAD_BLOCKING_COLS] = calloc(n ? n : 1, sizeof(*blocking));
 	hid_t g = group(o->file, "threads");
 	int rc = -1;
 
-	if (!id || !cpu || !node || !ops || !rate || !line || !blocking) {
+	if (!line)
 		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
-		goto out;
-	}
-	if (g < 0) {
+	else if (g < 0)
 		fail(e, o, "threads");
-		goto out;
+	else {
+		for (uint32_t i = 0; i < n; i++)
+			line[i] = r->threads[i].perf_line;
+		if (put_struct_cols(o, g, h5_thread_cols, H5_THREAD_COLS, r->threads, sizeof(*r->threads), n, e) == 0 &&
+		    put_struct_cols(o, g, h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
+				    sizeof(*r->threads), n, e) == 0 &&
+		    put_strs(o, g, "perf_line", line, n, 0, e) == 0)
+			rc = 0;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		id[i] = r->threads[i].id;
-		cpu[i] = r->threads[i].cpu;
-		node[i] = r->threads[i].node;
-		ops[i] = r->threads[i].ops;
-		rate[i] = r->threads[i].ops_per_sec;
-		line[i] = r->threads[i].perf_line;
-	}
-	rc = write_thread_blocking(o, g, r, blocking, e) < 0 ||
-			     put_col(o, g, "id", H5T_NATIVE_UINT32, n, id, H5_U_ID, e) < 0 ||
-			     put_col(o, g, "cpu", H5T_NATIVE_UINT32, n, cpu, H5_U_ID, e) < 0 ||
-			     put_col(o, g, "node", H5T_NATIVE_UINT32, n, node, H5_U_ID, e) < 0 ||
-			     put_col(o, g, "ops", H5T_NATIVE_UINT64, n, ops, H5_U_COUNT, e) < 0 ||
-			     put_col(o, g, "ops_per_sec", H5T_NATIVE_UINT64, n, rate, H5_U_OPS_PER_SEC, e) < 0 ||
-			     put_strs(o, g, "perf_line", line, n, 0, e) < 0
-		     ? -1
-		     : 0;
-out:
-	free(id);
-	free(cpu);
-	free(node);
-	free(ops);
-	free(rate);
 	free(line);
-	free(blocking);
 	close_id(g, H5Gclose);
 	return rc;
 }
@@ -499,47 +473,16 @@ out:
 /* Private hash resizes: a table of one row each; absent when there were none. */
 static int write_resizes(struct h5out *o, const struct results *r, struct fs_error *e)
 {
-	const hsize_t n = r->nresizes;
-	uint32_t *pid = calloc(n ? n : 1, sizeof(*pid)), *from = calloc(n ? n : 1, sizeof(*from));
-	uint32_t *to = calloc(n ? n : 1, sizeof(*to));
-	uint64_t *start = calloc(n ? n : 1, sizeof(*start)), *end = calloc(n ? n : 1, sizeof(*end));
-	hid_t g = -1;
-	int rc = -1;
+	hid_t g;
+	int rc;
 
-	if (!pid || !from || !to || !start || !end) {
-		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
-		goto out;
-	}
-	if (!n) {
-		rc = 0;
-		goto out;
-	}
-	for (hsize_t i = 0; i < n; i++) {
-		pid[i] = r->resizes[i].pid;
-		from[i] = r->resizes[i].from;
-		to[i] = r->resizes[i].to;
-		start[i] = r->resizes[i].start;
-		end[i] = r->resizes[i].end;
-	}
+	if (!r->nresizes)
+		return 0;
 	g = group(o->file, "resizes");
-	if (g < 0) {
-		fail(e, o, "resizes");
-		goto out;
-	}
-	rc = put_col(o, g, "process", H5T_NATIVE_UINT32, n, pid, H5_U_ID, e) < 0 ||
-			     put_col(o, g, "from_buckets", H5T_NATIVE_UINT32, n, from, H5_U_COUNT, e) < 0 ||
-			     put_col(o, g, "to_buckets", H5T_NATIVE_UINT32, n, to, H5_U_COUNT, e) < 0 ||
-			     put_col(o, g, "start", H5T_NATIVE_UINT64, n, start, H5_U_PS, e) < 0 ||
-			     put_col(o, g, "end", H5T_NATIVE_UINT64, n, end, H5_U_PS, e) < 0
-		     ? -1
-		     : 0;
-out:
-	free(pid);
-	free(from);
-	free(to);
-	free(start);
-	free(end);
-	close_id(g, H5Gclose);
+	if (g < 0)
+		return fail(e, o, "resizes");
+	rc = put_struct_cols(o, g, h5_resize_cols, H5_RESIZE_COLS, r->resizes, sizeof(*r->resizes), r->nresizes, e);
+	H5Gclose(g);
 	return rc;
 }
 

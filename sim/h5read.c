@@ -234,31 +234,45 @@ static bool exists(struct reader *rd, const char *path)
 	return H5Lexists(rd->file, path, H5P_DEFAULT) > 0;
 }
 
-/* threads/ columns of blocking workloads (files written before them have none: 0). */
-static int read_thread_blocking(struct reader *rd, struct results *r)
+/* The length of the 1-D dataset `name`. */
+static int rows_of(struct reader *rd, const char *name, hsize_t *n)
 {
-	for (int c = 0; c < THREAD_BLOCKING_COLS; c++) {
-		char name[64];
-		hsize_t n;
-		uint64_t *v;
+	hid_t d = H5Dopen2(rd->file, name, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : -1;
+	int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, n, NULL) == 1;
 
-		snprintf(name, sizeof(name), "threads/%s", h5_thread_blocking_cols[c].name);
-		if (!exists(rd, name))
+	close_id(space, H5Sclose);
+	close_id(d, H5Dclose);
+	if (!ok) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "dataset %s (expected rank 1)", name);
+		return fail(rd, what);
+	}
+	return 0;
+}
+
+/* Columns `cols` of `group` into the `n` structs at `rows`, `stride` bytes
+ * apart. An absent column fails, or, when `optional`, leaves its field as it is. */
+static int read_struct_cols(struct reader *rd, const char *group, const struct h5_col *cols, int ncols, void *rows,
+			    size_t stride, hsize_t n, bool optional)
+{
+	for (int c = 0; c < ncols; c++) {
+		char name[96];
+		unsigned char *v;
+		hsize_t m;
+
+		snprintf(name, sizeof(name), "%s/%s", group, cols[c].name);
+		if (optional && !exists(rd, name))
 			continue;
-		v = read_all(rd, name, H5T_NATIVE_UINT64, 8, 1, 0, &n);
+		v = read_all(rd, name, h5_col_type(&cols[c]), cols[c].size, 1, 0, &m);
 		if (!v)
 			return -1;
-		if (n != r->nthreads) {
+		if (m != n) {
 			free(v);
-			return fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in threads/ differ in length", rd->path);
+			return fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in %s/ differ in length", rd->path, group);
 		}
-		for (uint32_t i = 0; i < r->nthreads; i++) {
-			uint64_t all[THREAD_BLOCKING_COLS];
-
-			h5_thread_blocking(&r->threads[i], all);
-			all[c] = v[i];
-			h5_thread_blocking_set(&r->threads[i], all);
-		}
+		for (hsize_t i = 0; i < n; i++)
+			memcpy((unsigned char *)rows + i * stride + cols[c].offset, v + i * cols[c].size, cols[c].size);
 		free(v);
 	}
 	return 0;
@@ -315,71 +329,42 @@ static int read_workload(struct reader *rd, struct results *r)
 /* resizes/: one row per private hash replacement. */
 static int read_resizes(struct reader *rd, struct results *r)
 {
-	hsize_t n[5];
-	uint32_t *pid, *from, *to;
-	uint64_t *start, *end;
-	int rc = -1;
+	hsize_t n;
 
 	if (!exists(rd, "resizes"))
 		return 0;
-	pid = read_all(rd, "resizes/process", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
-	from = read_all(rd, "resizes/from_buckets", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
-	to = read_all(rd, "resizes/to_buckets", H5T_NATIVE_UINT32, 4, 1, 0, &n[2]);
-	start = read_all(rd, "resizes/start", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
-	end = read_all(rd, "resizes/end", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
-	if (!pid || !from || !to || !start || !end || same_rows(rd, "resizes", n, 5, 0, 1) < 0)
-		goto out;
-	r->resizes = calloc(n[0] ? n[0] : 1, sizeof(*r->resizes));
-	if (!r->resizes) {
-		oom(rd);
-		goto out;
-	}
-	for (hsize_t i = 0; i < n[0]; i++)
-		r->resizes[i] = (struct futex_resize){ pid[i], from[i], to[i], start[i], end[i] };
-	r->nresizes = (uint32_t)n[0];
-	rc = 0;
-out:
-	free(pid);
-	free(from);
-	free(to);
-	free(start);
-	free(end);
-	return rc;
+	if (rows_of(rd, "resizes/process", &n) < 0)
+		return -1;
+	r->resizes = calloc(n ? n : 1, sizeof(*r->resizes));
+	if (!r->resizes)
+		return oom(rd);
+	r->nresizes = (uint32_t)n;
+	return read_struct_cols(rd, "resizes", h5_resize_cols, H5_RESIZE_COLS, r->resizes, sizeof(*r->resizes), n,
+				false);
 }
 
 static int read_threads(struct reader *rd, struct results *r)
 {
-	hsize_t n[6];
-	uint32_t *id = read_all(rd, "threads/id", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
-	uint32_t *cpu = read_all(rd, "threads/cpu", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
-	uint32_t *node = read_all(rd, "threads/node", H5T_NATIVE_UINT32, 4, 1, 0, &n[2]);
-	uint64_t *ops = read_all(rd, "threads/ops", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
-	uint64_t *rate = read_all(rd, "threads/ops_per_sec", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
-	char **line = read_strs(rd, "threads/perf_line", 1, &n[5]);
-	int rc = -1;
+	hsize_t n;
+	char **line = read_strs(rd, "threads/perf_line", 1, &n);
 
-	if (!id || !cpu || !node || !ops || !rate || !line || same_rows(rd, "threads", n, 6, 0, 1) < 0)
-		goto out;
-	r->nthreads = (uint32_t)n[0];
-	r->threads = calloc(n[0] ? n[0] : 1, sizeof(*r->threads));
+	if (!line)
+		return -1;
+	r->threads = calloc(n ? n : 1, sizeof(*r->threads));
 	if (!r->threads) {
-		oom(rd);
-		goto out;
+		free_strs(line, n);
+		return oom(rd);
 	}
-	for (hsize_t i = 0; i < n[0]; i++) {
-		r->threads[i] = (struct thread_result){ .id = id[i], .cpu = cpu[i], .node = node[i], .ops = ops[i],
-							.ops_per_sec = rate[i], .perf_line = line[i] };
-		line[i] = NULL;
-	}
-	rc = read_thread_blocking(rd, r);
-out:
-	free(id);
-	free(cpu);
-	free(node);
-	free(ops);
-	free(rate);
-	free_strs(line, n[5]);
-	return rc;
+	r->nthreads = (uint32_t)n;
+	for (hsize_t i = 0; i < n; i++)
+		r->threads[i].perf_line = line[i];
+	free(line);
+	if (read_struct_cols(rd, "threads", h5_thread_cols, H5_THREAD_COLS, r->threads, sizeof(*r->threads), n,
+			     false) < 0)
+		return -1;
+	/* files written before the blocking workloads lack their columns: 0 */
+	return read_struct_cols(rd, "threads", h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
+				sizeof(*r->threads), n, true);
 }
 
 static int read_hot_lines(struct reader *rd, struct results *r, uint32_t top)
@@ -498,23 +483,12 @@ static char *read_overrides(struct reader *rd)
 {
 	hsize_t n;
 	char **v = read_strs(rd, "provenance/overrides", 1, &n), *out;
-	size_t len = 1;
 
 	if (!v)
 		return NULL;
-	for (hsize_t i = 0; i < n; i++)
-		len += strlen(v[i]) + 1;
-	out = malloc(len);
-	if (out) {
-		out[0] = '\0';
-		for (hsize_t i = 0; i < n; i++) {
-			if (i)
-				strcat(out, " ");
-			strcat(out, v[i]);
-		}
-	} else {
+	out = results_join((const char *const *)v, n);
+	if (!out)
 		oom(rd);
-	}
 	free_strs(v, n);
 	return out;
 }

@@ -141,22 +141,21 @@ static int gather_workload(struct results *r, const struct sim *s)
 	return 0;
 }
 
-/* "--set a=1 --set b=2" as "a=1 b=2". */
-static char *join_overrides(const struct scenario *sc)
+char *results_join(const char *const *v, size_t n)
 {
 	size_t len = 1;
 	char *out;
 
-	for (size_t i = 0; i < sc->nsets; i++)
-		len += strlen(sc->sets[i]) + 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
 	out = malloc(len);
 	if (!out)
 		return NULL;
 	out[0] = '\0';
-	for (size_t i = 0; i < sc->nsets; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (i)
 			strcat(out, " ");
-		strcat(out, sc->sets[i]);
+		strcat(out, v[i]);
 	}
 	return out;
 }
@@ -170,7 +169,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 
 	memset(r, 0, sizeof(*r));
 	r->version = strdup(FUTEXSIM_VERSION);
-	r->overrides = join_overrides(sc);
+	r->overrides = results_join(sc->sets, sc->nsets);
 	r->incomplete = s->interrupted;
 	r->scenario = strdup(sc->name);
 	r->machine = strdup(sc->machine.name);
@@ -308,6 +307,16 @@ static void print_blocking(const struct results *r, FILE *out)
 	}
 }
 
+/* Line transfers of every class per op in the window. */
+static double transfers_per_op(const struct results *r)
+{
+	uint64_t all = 0;
+
+	for (int k = 0; k < XFER_NCLASSES; k++)
+		all += r->transfers[k];
+	return r->total_ops ? (double)all / (double)r->total_ops : 0.0;
+}
+
 static void print_si(FILE *out, double v)
 {
 	if (v >= 1e9)
@@ -323,7 +332,6 @@ static void print_si(FILE *out, double v)
 void results_print_summary(const struct results *r, int per_thread, FILE *out)
 {
 	double secs = (double)r->window_ps / 1e12;
-	uint64_t all = r->transfers[XFER_SMT] + r->transfers[XFER_NODE] + r->transfers[XFER_REMOTE];
 
 	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", r->version,
 		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
@@ -345,8 +353,7 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
-		(unsigned long long)r->transfers[XFER_REMOTE],
-		r->total_ops ? (double)all / (double)r->total_ops : 0.0);
+		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r));
 	fprintf(out, "  DRAM fills       %llu\n", (unsigned long long)r->fills);
 	print_blocking(r, out);
 	if (r->nhot) {
@@ -402,7 +409,6 @@ static void csv_text(FILE *out, const char *s)
 
 void results_print_csv(const struct results *r, FILE *out)
 {
-	uint64_t all = r->transfers[XFER_SMT] + r->transfers[XFER_NODE] + r->transfers[XFER_REMOTE];
 	const char *const text[] = { r->scenario, r->machine, r->kernel, r->workload, r->overrides };
 
 	fputs("scenario,machine,kernel,workload,overrides,seed,threads,warmup_s,window_s,ops_per_sec,"
@@ -417,6 +423,6 @@ void results_print_csv(const struct results *r, FILE *out)
 		r->nthreads, (double)r->warmup_ps / 1e12, (double)r->window_ps / 1e12,
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (unsigned long long)r->total_ops,
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
-		(unsigned long long)r->transfers[XFER_REMOTE], r->total_ops ? (double)all / (double)r->total_ops : 0.0,
+		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r),
 		(unsigned long long)r->fills, !r->incomplete);
 }

@@ -87,6 +87,10 @@ void results_print_buckets(const struct results *r, FILE *out);
  * quoting). The columns are listed in docs/results-format.md. */
 void results_print_csv(const struct results *r, FILE *out);
 
+/* The strings of `v` joined with spaces ("" when n is 0), malloc'd; NULL when
+ * out of memory. The --set list as the summary and the CSV show it. */
+char *results_join(const char *const *v, size_t n);
+
 /* Indices of the (up to) `k` largest non-zero keys, largest first, ties by
  * lower index, into idx[]; their number in *count. -1 when out of memory. */
 int results_top(const uint64_t *key, uint32_t n, uint32_t k, uint32_t *idx, uint32_t *count);

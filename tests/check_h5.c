@@ -714,6 +714,40 @@ START_TEST(test_show_scenario_reruns)
 }
 END_TEST
 
+/* A file written before the blocking workloads' thread columns existed shows
+ * the same summary; a table whose columns differ in length is refused. */
+START_TEST(test_show_reads_older_and_refuses_broken_tables)
+{
+	char *dir = temp_dir(), *run, *show, cmd[2048];
+
+	run = run_to(dir, "a.h5", QUICK " --set run.duration=50us", 0);
+	*strstr(run, "futexsim: results in ") = '\0';
+	ck_assert_int_eq(tu_shellf(&show,
+				   "/usr/bin/python3 -c 'import h5py, sys\n"
+				   "f = h5py.File(sys.argv[1], \"r+\")\n"
+				   "for c in (\"futex_calls\", \"wakeups\", \"chain_walked\", \"requeued\", "
+				   "\"context_switches\", \"blocked\"): del f[\"threads/\" + c]' '%s/a.h5' && "
+				   "'%s' show '%s/a.h5'",
+				   dir, tu_bin(), dir),
+			 0);
+	ck_assert_msg(strncmp(show, run, strlen(run)) == 0, "run:\n%s\nshow:\n%s", run, show);
+	free(show);
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 -c 'import h5py, sys\n"
+		 "f = h5py.File(sys.argv[1], \"r+\")\n"
+		 "ops = f[\"threads/ops\"][:-1]\n"
+		 "del f[\"threads/ops\"]\n"
+		 "f[\"threads/ops\"] = ops' '%s/a.h5' && '%s' show '%s/a.h5'",
+		 dir, tu_bin(), dir);
+	ck_assert_int_eq(tu_shell(cmd, &show), 3);
+	ck_assert_msg(strstr(show, "the datasets in threads/ differ in length"), "%s", show);
+	free(show);
+	free(run);
+	remove_dir(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_show_refuses_other_files)
 {
 	char *dir = temp_dir(), *out, cmd[1024], path[512];
@@ -902,6 +936,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_h5dump_and_h5py_read_it);
 	tcase_add_test(tc, test_show_prints_the_run_summary);
 	tcase_add_test(tc, test_show_scenario_reruns);
+	tcase_add_test(tc, test_show_reads_older_and_refuses_broken_tables);
 	tcase_add_test(tc, test_show_refuses_other_files);
 	tcase_add_test(tc, test_default_name_and_no_output);
 	tcase_add_test(tc, test_unwritable_place);
