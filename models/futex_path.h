@@ -27,6 +27,9 @@
  *   mmap_read_lock / mmap_read_unlock   down_read/up_read of the mm's mmap_sem
  *   find_vma     local work and a read of the mm's VMA cache line
  *   key_ref_get / key_ref_put           atomic inc/dec of the mm's mm_count
+ * and the steps of blocking ops (queue, sleep, waiters_pending, wake_walk; requeue's
+ * get_key2, hash_lookup2, waiters_inc2/dec2, double_lock/unlock, cmp_uval,
+ * requeue_walk, hash_put2): docs/kernel.md.
  */
 #ifndef FUTEXSIM_FUTEX_PATH_H
 #define FUTEXSIM_FUTEX_PATH_H

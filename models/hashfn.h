@@ -9,7 +9,7 @@
  *
  * The primitives are exported so tests can check them against published vectors.
  * `cost_cycles` is the default cost of one hash in the futex path; kernel presets
- * may override it (an assumption until calibrated; see docs/model.md).
+ * may override it (an assumption until calibrated: hash_costs in docs/kernel.md).
  */
 #ifndef FUTEXSIM_HASHFN_H
 #define FUTEXSIM_HASHFN_H

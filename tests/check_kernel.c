@@ -134,6 +134,25 @@ START_TEST(test_presets_inherit)
 }
 END_TEST
 
+/* Every refcount mode YAML accepts (refcount_mode_names) is one the table has. */
+START_TEST(test_refcount_modes)
+{
+	const char *const *names = refcount_mode_names();
+	size_t n = 0;
+
+	for (; names[n]; n++) {
+		const struct refcount_mode *mode = refcount_mode_find(names[n]);
+
+		ck_assert_msg(mode != NULL, "no mode '%s'", names[n]);
+		ck_assert_str_eq(mode->name, names[n]);
+		ck_assert_ptr_nonnull(mode->emit_get);
+		ck_assert_ptr_nonnull(mode->emit_put);
+	}
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_null(refcount_mode_find("rcu-ref"));
+}
+END_TEST
+
 START_TEST(test_bad_designs)
 {
 	static const struct {
@@ -289,6 +308,7 @@ static Suite *suite(void)
 	tcase_add_test(sizes, test_roundup_pow2);
 	tcase_add_test(sizes, test_global_sizes);
 	tcase_add_test(sizes, test_private_sizes);
+	tcase_add_test(sizes, test_refcount_modes);
 	tcase_add_test(designs, test_presets_inherit);
 	tcase_add_test(designs, test_bad_designs);
 	tcase_add_test(designs, test_tables_of_presets);
