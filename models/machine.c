@@ -35,7 +35,8 @@ static const char *const topology_keys[] = {
 };
 static const char *const cost_keys[] = {
 	"line_hit", "atomic_hit", "transfer_smt", "transfer_node", "transfer_remote",
-	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy", "transfer_contended", "invalidation", NULL,
+	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy",
+	"transfer_contended", "invalidation", NULL,
 };
 /* Indexed by enum cpu_numbering. */
 static const char *const numbering_names[] = { "cores-first", "smt-adjacent", NULL };
@@ -316,12 +317,13 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	    cfg_parse_fixed3(yt_get(c, "smt_slowdown"), "costs.smt_slowdown", SMT_SLOWDOWN_NONE_MILLI,
 			     SMT_SLOWDOWN_MAX_MILLI, &m->smt_slowdown_milli, e))
 		return -1;
-	/* optional: 1.0 = a line can move on as soon as its data has arrived */
-	return cfg_get_fixed3(c, "transfer_occupancy", 1000, 1000, 10000, &m->transfer_occupancy_milli, e) ||
-			       cfg_get_fixed3(c, "transfer_contended", 1000, 1000, 10000, &m->transfer_contended_milli, e) ||
-			       cfg_get_fixed3(c, "invalidation", 1000, 1000, 10000, &m->invalidation_milli, e)
-		       ? -1
-		       : 0;
+	/* optional factors; the default 1.0 leaves the point-to-point figures as they are
+	 * (a line moves on as soon as its data has arrived); calibration fits them */
+	if (cfg_get_fixed3(c, "transfer_occupancy", 1000, 1000, 10000, &m->transfer_occupancy_milli, e) ||
+	    cfg_get_fixed3(c, "transfer_contended", 1000, 1000, 10000, &m->transfer_contended_milli, e) ||
+	    cfg_get_fixed3(c, "invalidation", 1000, 1000, 10000, &m->invalidation_milli, e))
+		return -1;
+	return 0;
 }
 
 /* ---- precomputed tables --------------------------------------------------- */
