@@ -14,6 +14,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,16 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The scenario files of tests/bad/, sorted; helper files live in subdirectories. */
+/* Whether a name in tests/bad/ is a case: a scenario file (helper files live
+ * in subdirectories). */
+static bool is_case(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && !strcmp(name + len - 5, ".yaml");
+}
+
+/* The cases of tests/bad/, sorted. */
 static size_t list_cases(char *names[MAX_CASES])
 {
 	DIR *d = opendir(BAD_DIR);
@@ -51,12 +61,9 @@ static size_t list_cases(char *names[MAX_CASES])
 	size_t n = 0;
 
 	ck_assert_msg(d != NULL, "cannot open %s (run from the source tree)", BAD_DIR);
-	while ((ent = readdir(d)) && n < MAX_CASES) {
-		size_t len = strlen(ent->d_name);
-
-		if (len > 5 && !strcmp(ent->d_name + len - 5, ".yaml"))
+	while ((ent = readdir(d)) && n < MAX_CASES)
+		if (is_case(ent->d_name))
 			names[n++] = strdup(ent->d_name);
-	}
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), cmp_names);
 	return n;
@@ -203,7 +210,7 @@ static Suite *suite(void)
 
 	/* counted here (outside a test) to size the loop */
 	while (d && (ent = readdir(d)))
-		n += strlen(ent->d_name) > 5 && !strcmp(ent->d_name + strlen(ent->d_name) - 5, ".yaml");
+		n += is_case(ent->d_name);
 	if (d)
 		closedir(d);
 	tcase_add_test(tc, test_enough_cases);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/config.h"
+#include "tests/testutil.h"
 
 #define MAX UINT64_MAX
 /* Every test scalar sits here, so messages start with this prefix. */
@@ -829,6 +830,19 @@ END_TEST
 
 /* ---- robustness -------------------------------------------------------------------------- */
 
+/* After a reader's call: when it failed (rc -1), its message is there, of bad
+ * input and at the scalar (starts with `prefix`); when it succeeded, no message
+ * was left. Clears `e` for the next call. */
+static void assert_located(int rc, struct fs_error *e, const char *prefix)
+{
+	if (rc)
+		ck_assert_msg(e->status == FS_ERR_INPUT && strncmp(e->msg, prefix, strlen(prefix)) == 0, "%d %s",
+			      e->status, e->msg);
+	else
+		ck_assert_int_eq(e->status, 0);
+	memset(e, 0, sizeof(*e));
+}
+
 /* Random strings over the characters numbers and units are made of, through
  * every reader: each either succeeds or fails with a located message (and,
  * under ASan/UBSan, without reading past the string or overflowing). */
@@ -847,7 +861,7 @@ START_TEST(test_random_scalars)
 		uint64_t v;
 		bool b;
 		struct fs_cost c;
-		int idx;
+		int idx, rc;
 
 		for (size_t i = 0; i < len; i++) {
 			state ^= state << 13;
@@ -857,23 +871,16 @@ START_TEST(test_random_scalars)
 		}
 		text[len] = '\0';
 		n = scalar(d, text, false);
-		if (cfg_parse_u64(n, "x", 0, MAX, &v, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		if (cfg_parse_duration(n, "x", 0, MAX, &v, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		if (cfg_parse_cost(n, "x", &c, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		else
+		assert_located(cfg_parse_u64(n, "x", 0, MAX, &v, &e), &e, AT "x: ");
+		assert_located(cfg_parse_duration(n, "x", 0, MAX, &v, &e), &e, AT "x: ");
+		rc = cfg_parse_cost(n, "x", &c, &e);
+		if (rc == 0)
 			(void)fs_cost_ps(c, 1 + state % 5000000);
-		if (cfg_parse_frequency(n, "x", &v, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		if (cfg_parse_fixed3(n, "x", 0, MAX, &v, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		if (cfg_parse_bool(n, "x", &b, &e))
-			ck_assert_msg(strncmp(e.msg, AT "x: ", strlen(AT "x: ")) == 0, "%s", e.msg);
-		if (cfg_parse_enum(n, "x", names, &idx, &e))
-			ck_assert_msg(strncmp(e.msg, AT "unknown x", strlen(AT "unknown x")) == 0, "%s",
-				      e.msg);
+		assert_located(rc, &e, AT "x: ");
+		assert_located(cfg_parse_frequency(n, "x", &v, &e), &e, AT "x: ");
+		assert_located(cfg_parse_fixed3(n, "x", 0, MAX, &v, &e), &e, AT "x: ");
+		assert_located(cfg_parse_bool(n, "x", &b, &e), &e, AT "x: ");
+		assert_located(cfg_parse_enum(n, "x", names, &idx, &e), &e, AT "unknown x");
 	}
 	yt_doc_free(d);
 }
@@ -944,10 +951,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	const int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_run_suite(config_suite());
 }

@@ -22,16 +22,22 @@ static void record(void *ctx, uint32_t target)
 	l->n++;
 }
 
+/* A fresh engine whose one handler records into `l`; returns its kind. */
+static uint32_t start_log(struct engine *e, struct log *l)
+{
+	ck_assert_int_eq(engine_init(e), 0);
+	l->e = e;
+	l->n = 0;
+	return engine_register(e, record, l);
+}
+
 START_TEST(test_ties_run_in_scheduling_order)
 {
 	static struct log l;
 	struct engine e;
 	uint32_t kind;
 
-	ck_assert_int_eq(engine_init(&e), 0);
-	l.e = &e;
-	l.n = 0;
-	kind = engine_register(&e, record, &l);
+	kind = start_log(&e, &l);
 	engine_schedule(&e, 30, kind, 1);
 	engine_schedule(&e, 10, kind, 2);
 	engine_schedule(&e, 30, kind, 3);
@@ -57,10 +63,7 @@ START_TEST(test_until_is_exclusive)
 	struct engine e;
 	uint32_t kind;
 
-	ck_assert_int_eq(engine_init(&e), 0);
-	l.e = &e;
-	l.n = 0;
-	kind = engine_register(&e, record, &l);
+	kind = start_log(&e, &l);
 	engine_schedule(&e, 5, kind, 1);
 	engine_schedule(&e, 10, kind, 2);
 	engine_run(&e, 10);
@@ -78,10 +81,7 @@ START_TEST(test_many_random_events_sorted)
 	struct engine e;
 	uint32_t kind, x = 12345;
 
-	ck_assert_int_eq(engine_init(&e), 0);
-	l.e = &e;
-	l.n = 0;
-	kind = engine_register(&e, record, &l);
+	kind = start_log(&e, &l);
 	for (uint32_t i = 0; i < 4000; i++) {
 		x = x * 1103515245u + 12345u;
 		engine_schedule(&e, (x >> 16) % 500, kind, i);
@@ -103,9 +103,7 @@ START_TEST(test_try_advance_only_before_next_event)
 	struct engine e;
 	uint32_t kind;
 
-	ck_assert_int_eq(engine_init(&e), 0);
-	l.e = &e;
-	kind = engine_register(&e, record, &l);
+	kind = start_log(&e, &l);
 	ck_assert(engine_try_advance(&e, 1000)); /* nothing pending */
 	ck_assert_uint_eq(e.now, 1000);
 	engine_schedule(&e, 2000, kind, 0);
@@ -118,7 +116,6 @@ END_TEST
 
 /* A handler that raises the flag at its third event, as a signal would. */
 struct flagger {
-	struct engine *e;
 	volatile sig_atomic_t flag;
 	uint32_t seen;
 };
@@ -139,7 +136,6 @@ START_TEST(test_interrupt_flag_stops_between_events)
 	uint32_t kind;
 
 	ck_assert_int_eq(engine_init(&e), 0);
-	f.e = &e;
 	kind = engine_register(&e, raise_flag, &f);
 	for (uint32_t i = 0; i < 10; i++)
 		engine_schedule(&e, 100 * (i + 1), kind, i);

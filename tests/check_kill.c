@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,13 +64,6 @@ static double whole_run_secs(const char *dir)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the run itself failed");
 	unlink(out);
 	return now_secs() - t0;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
 }
 
 /* The root attribute `incomplete` of a file that must open, -1 when absent. */
@@ -154,7 +146,7 @@ START_TEST(test_sigkill_never_leaves_a_final_file)
 
 		if (WIFSIGNALED(status)) {
 			killed++;
-			ck_assert_msg(!exists(out), "trial %d (SIGKILL after %u us): a file under the final name", i,
+			ck_assert_msg(!tu_exists(out), "trial %d (SIGKILL after %u us): a file under the final name", i,
 				      (unsigned)delay);
 		} else {
 			/* it finished first: what is there must be the complete file */
@@ -189,7 +181,7 @@ START_TEST(test_sigint_leaves_an_incomplete_file)
 		if (WIFSIGNALED(status)) {
 			/* before the handler was installed: nothing written */
 			ck_assert_int_eq(WTERMSIG(status), SIGINT);
-			ck_assert(!exists(out));
+			ck_assert(!tu_exists(out));
 		} else if (WEXITSTATUS(status) == 130) {
 			interrupted++;
 			ck_assert_msg(incomplete_attr(out) == 1, "trial %d (SIGINT after %u us): not marked incomplete",

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sim/yamltree.h"
+#include "tests/testutil.h"
 
 #define ck_assert_contains(haystack, needle)                                                  \
 	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' does not contain '%s'", (haystack), \
@@ -60,19 +61,6 @@ static bool same_tree(const struct yt_node *a, const struct yt_node *b)
 			return false;
 	}
 	return true;
-}
-
-static char *write_temp_file(const char *text, size_t len)
-{
-	char *path = strdup("/tmp/check_yamltree_XXXXXX");
-	int fd;
-
-	ck_assert_ptr_nonnull(path);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
-	close(fd);
-	return path;
 }
 
 /* ---- loading --------------------------------------------------------------- */
@@ -201,7 +189,7 @@ END_TEST
 START_TEST(test_load_file)
 {
 	static const char text[] = "threads: 4\nname: x\n";
-	char *path = write_temp_file(text, strlen(text));
+	char *path = tu_write_temp(text);
 	char copy[64];
 	struct yt_doc *d = yt_doc_new();
 	struct fs_error e = { 0 };
@@ -318,19 +306,37 @@ END_TEST
 
 /* ---- limits -------------------------------------------------------------------- */
 
-START_TEST(test_limit_depth)
+/* Small limits {bytes, depth, nodes}: what loads, and where the rest is refused. */
+static const struct {
+	struct yt_limits limits;
+	const char *text;
+	const char *message; /* NULL: loads */
+} limit_cases[] = {
+	{ { 1024, 2, 1000 }, "a: {b: 1}\n", NULL },
+	{ { 1024, 2, 1000 }, "- [1, 2]\n", NULL },
+	{ { 1024, 2, 1000 }, "a: {b: {c: 1}}\n", "t.yaml:1:8: nesting deeper than 2 levels (expected at most 2)" },
+	{ { 1024, 2, 1000 }, "[[[]]]", "t.yaml:1:3: nesting deeper than 2 levels (expected at most 2)" },
+	/* map, key a, 1, key b, 2: five nodes */
+	{ { 1024, 8, 5 }, "a: 1\nb: 2\n", NULL },
+	{ { 1024, 8, 5 }, "a: 1\nb: 2\nc: 3\n", "t.yaml:3:1: more than 5 nodes (expected at most 5)" },
+	{ { 1024, 8, 5 }, "[1, 2, 3, 4, 5]", "t.yaml:1:14: more than 5 nodes (expected at most 5)" },
+	{ { 10, 8, 100 }, "a: 123456\n", NULL }, /* exactly 10 bytes */
+	{ { 10, 8, 100 }, "a: 1234567\n", "t.yaml: input is larger than the limit (expected at most 10 bytes)" },
+};
+
+START_TEST(test_limits)
 {
-	const struct yt_limits limits = { 1024, 2, 1000 };
 	struct yt_doc *d = yt_doc_new();
 	struct fs_error e = { 0 };
 
-	yt_doc_set_limits(d, &limits);
-	load_ok(d, "a: {b: 1}\n");
-	load_ok(d, "- [1, 2]\n");
-	ck_assert_ptr_null(load(d, "a: {b: {c: 1}}\n", &e));
-	ck_assert_str_eq(e.msg, "t.yaml:1:8: nesting deeper than 2 levels (expected at most 2)");
-	ck_assert_ptr_null(load(d, "[[[]]]", &e));
-	ck_assert_str_eq(e.msg, "t.yaml:1:3: nesting deeper than 2 levels (expected at most 2)");
+	yt_doc_set_limits(d, &limit_cases[_i].limits);
+	if (limit_cases[_i].message) {
+		ck_assert_ptr_null(load(d, limit_cases[_i].text, &e));
+		ck_assert_int_eq(e.status, FS_ERR_INPUT);
+		ck_assert_str_eq(e.msg, limit_cases[_i].message);
+	} else {
+		load_ok(d, limit_cases[_i].text);
+	}
 	yt_doc_free(d);
 }
 END_TEST
@@ -367,39 +373,18 @@ START_TEST(test_limit_depth_default)
 }
 END_TEST
 
-START_TEST(test_limit_nodes)
-{
-	/* map, key a, 1, key b, 2: five nodes */
-	const struct yt_limits limits = { 1024, 8, 5 };
-	struct yt_doc *d = yt_doc_new();
-	struct fs_error e = { 0 };
-
-	yt_doc_set_limits(d, &limits);
-	load_ok(d, "a: 1\nb: 2\n");
-	ck_assert_ptr_null(load(d, "a: 1\nb: 2\nc: 3\n", &e));
-	ck_assert_int_eq(e.status, FS_ERR_INPUT);
-	ck_assert_str_eq(e.msg, "t.yaml:3:1: more than 5 nodes (expected at most 5)");
-	ck_assert_ptr_null(load(d, "[1, 2, 3, 4, 5]", &e));
-	ck_assert_str_eq(e.msg, "t.yaml:1:14: more than 5 nodes (expected at most 5)");
-	yt_doc_free(d);
-}
-END_TEST
-
-START_TEST(test_limit_bytes)
+START_TEST(test_limit_bytes_file)
 {
 	const struct yt_limits limits = { 10, 8, 100 };
 	static const char eleven[] = "a: 1234567\n";
 	struct yt_doc *d = yt_doc_new();
 	struct fs_error e = { 0 };
-	char *path = write_temp_file(eleven, strlen(eleven));
+	char *path = tu_write_temp(eleven);
 	char expected[128];
 
 	yt_doc_set_limits(d, &limits);
-	load_ok(d, "a: 123456\n"); /* exactly 10 bytes */
-	ck_assert_ptr_null(load(d, eleven, &e));
-	ck_assert_int_eq(e.status, FS_ERR_INPUT);
-	ck_assert_str_eq(e.msg, "t.yaml: input is larger than the limit (expected at most 10 bytes)");
 	ck_assert_ptr_null(yt_load_file(d, path, &e));
+	ck_assert_int_eq(e.status, FS_ERR_INPUT);
 	snprintf(expected, sizeof(expected), "%s: input is larger than the limit (expected at most 10 bytes)",
 		 path);
 	ck_assert_str_eq(e.msg, expected);
@@ -413,14 +398,15 @@ START_TEST(test_limit_bytes_default_file)
 {
 	/* One byte over 1 MiB, from a file: refused without parsing. */
 	const size_t len = YT_DEFAULT_MAX_BYTES + 1;
-	char *text = malloc(len);
+	char *text = malloc(len + 1);
 	char *path;
 	struct yt_doc *d = yt_doc_new();
 	struct fs_error e = { 0 };
 
 	ck_assert_ptr_nonnull(text);
 	memset(text, '#', len);
-	path = write_temp_file(text, len);
+	text[len] = '\0';
+	path = tu_write_temp(text);
 	ck_assert_ptr_null(yt_load_file(d, path, &e));
 	ck_assert_contains(e.msg, ": input is larger than the limit (expected at most 1048576 bytes)");
 	/* Exactly at the limit loads (a comment: an empty map). */
@@ -946,10 +932,9 @@ static Suite *yamltree_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
-	tcase_add_test(tc, test_limit_depth);
+	tcase_add_loop_test(tc, test_limits, 0, sizeof(limit_cases) / sizeof(limit_cases[0]));
 	tcase_add_test(tc, test_limit_depth_default);
-	tcase_add_test(tc, test_limit_nodes);
-	tcase_add_test(tc, test_limit_bytes);
+	tcase_add_test(tc, test_limit_bytes_file);
 	tcase_add_test(tc, test_limit_bytes_default_file);
 	suite_add_tcase(s, tc);
 
@@ -988,10 +973,5 @@ static Suite *yamltree_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(yamltree_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	const int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_run_suite(yamltree_suite());
 }

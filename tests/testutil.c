@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +120,13 @@ int tu_shellf(char **output, const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return tu_shell(cmd, output);
+}
+
+int tu_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
 }
 
 void tu_mkdtemp(char dir[64], const char *prefix)

@@ -13,8 +13,8 @@
 /* Builds a machine from YAML text; fails the test on any error. */
 void tu_machine(struct machine *m, const char *yaml);
 
-/* Writes `text` to a fresh temporary file and returns its path (static buffer
- * per call site is not needed: the caller frees the result). */
+/* Writes `text` to a fresh temporary file /tmp/futexsim-test-XXXXXX.yaml and
+ * returns its path (malloc'd: the caller unlinks and frees it). */
 char *tu_write_temp(const char *text);
 
 /* Loads, builds and runs a scenario file with overrides; fails the test on error.
@@ -42,6 +42,9 @@ int tu_shell(const char *command, char **output);
 
 /* tu_shell with the command line built like printf. */
 int tu_shellf(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether `path` exists. */
+int tu_exists(const char *path);
 
 /* Makes a fresh directory /tmp/PREFIX-XXXXXX and stores its path in dir (64 bytes);
  * removes it again. Usable outside tests (they exit on failure, no ck_assert). */

@@ -8,9 +8,9 @@
  * scenario the resolved tree (what `futexsim show --scenario` prints) loads again
  * to the same tree. Rejections must carry a message and an exit status.
  *
- * Built two ways (Makefile): with -fsanitize=fuzzer for `make fuzz`, and with
- * tests/fuzz/replay.c (a plain main) so `make check` replays the corpus and every
- * crash ever found without a fuzzing engine.
+ * Built two ways: with -fsanitize=fuzzer for `make fuzz` (Makefile), and
+ * included by tests/check_fuzz_replay.c (a plain main) so `make check` replays
+ * the corpus and every crash ever found without a fuzzing engine.
  */
 #include <stdint.h>
 #include <stdio.h>
