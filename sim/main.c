@@ -96,7 +96,8 @@ static const char usage_run[] =
 	"                   {preset: linux-6.18, ...} with the field overridden.\n"
 	"  --seed N         same as --set run.seed=N (all random choices derive from it)\n"
 	"  --per-thread     print perf's per-thread lines (also output.per_thread: true)\n"
-	"  -o FILE.h5       write the result file to FILE.h5 (replaced if it exists)\n"
+	"  -o FILE.h5, --output FILE.h5\n"
+	"                   write the result file to FILE.h5 (replaced if it exists)\n"
 	"  --no-output, -o -  write no result file\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -256,7 +257,8 @@ static int cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (results_from_sim(&res, &s, sc.hottest_lines, seconds_between(&t0, &t1)) < 0) {
 		results_free(&res);
-		status = fs_fail(&err, FS_ERR_RUNTIME, "out of memory gathering results") < 0 ? FS_ERR_RUNTIME : 0;
+		fs_fail(&err, FS_ERR_RUNTIME, "out of memory gathering results");
+		status = FS_ERR_RUNTIME;
 		goto out;
 	}
 	/* the file first: the summary is printed even when writing it failed */
@@ -264,10 +266,10 @@ static int cmd_run(int argc, char **argv)
 		writing = 0;
 	results_print_summary(&res, a.per_thread || sc.per_thread, stdout);
 	results_free(&res);
-	if (fflush(stdout) != 0)
-		status = fs_fail(&err, FS_ERR_OUTPUT, "cannot write the summary to standard output") < 0
-				 ? FS_ERR_OUTPUT
-				 : 0;
+	if (fflush(stdout) != 0) {
+		fs_fail(&err, FS_ERR_OUTPUT, "cannot write the summary to standard output");
+		status = FS_ERR_OUTPUT;
+	}
 	if (write_err.status) {
 		err = write_err;
 		status = FS_ERR_OUTPUT;
@@ -377,12 +379,17 @@ int main(int argc, char **argv)
 		printf("futexsim %s (git %s)\n", FUTEXSIM_VERSION, FUTEXSIM_GIT_REV);
 		return FS_OK;
 	}
-	if (!strcmp(cmd, "help") && argc == 3 && !strcmp(argv[2], "run")) {
-		fputs(usage_run, stdout);
-		return FS_OK;
-	}
-	if (!strcmp(cmd, "help") && argc == 3 && !strcmp(argv[2], "show")) {
-		fputs(usage_show, stdout);
+	if (!strcmp(cmd, "help")) {
+		const char *usage = !strcmp(argv[2], "run") ? usage_run : !strcmp(argv[2], "show") ? usage_show : NULL;
+
+		if (!usage || argc > 3) {
+			if (!usage)
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show)\n", argv[2]);
+			else
+				fprintf(stderr, "futexsim help: one command at a time\n");
+			return FS_ERR_USAGE;
+		}
+		fputs(usage, stdout);
 		return FS_OK;
 	}
 	if (!strcmp(cmd, "run"))

@@ -38,6 +38,17 @@ START_TEST(test_help)
 	ck_assert_int_eq(tu_futexsim("run --help", &out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "--set KEY=VALUE"));
 	ck_assert_ptr_nonnull(strstr(out, "--seed N"));
+	ck_assert_ptr_nonnull(strstr(out, "--output FILE.h5"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("help show", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim show"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("help frobnicate", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "unknown command 'frobnicate'"));
+	free(out);
+	/* the options the help lists are the ones accepted */
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --output=- --seed=2 --set=run.seed=3 --per-thread", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "seed 3"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("", &out), 2);
 	free(out);
