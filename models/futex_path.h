@@ -130,8 +130,6 @@ struct futex_table;
 struct futex_word {
 	uint64_t uaddr;
 	uint32_t value;
-	uint32_t line;       /* the line holding it */
-	uint32_t page_line;  /* the line of its struct page */
 	uint32_t pid;        /* the process it belongs to (private futexes) */
 	bool shared;         /* in a shared mapping: keyed by inode, always the global table */
 };

@@ -24,6 +24,11 @@
 #define LINE_SIZE 64u
 #define MEMMAP_NONE UINT32_MAX
 #define MEMMAP_MAX_FIELDS 16u
+/* glibc malloc in user memory: a 16-byte chunk header before the pointer it
+ * returns, chunks 16-byte aligned, 32 bytes at least (x86-64 glibc) */
+#define MALLOC_HEADER 16u
+#define MALLOC_ALIGN 16u
+#define MALLOC_MIN_CHUNK 32u
 
 /* A kind of object placed in memory: "global hash node 0", element "bucket". */
 struct mem_object {

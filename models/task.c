@@ -293,8 +293,7 @@ static void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
 		uint32_t to = ts->v[next].cpu;
 
 		coh_count_transfer(ts->coh, ts->qnode_lines[to], t->cpu, to);
-		engine_schedule(ts->eng, ts->eng->now + (to == t->cpu ? 0 : machine_xfer_ps(ts->m, t->cpu, to)),
-				ts->handoff_kind, next);
+		engine_schedule(ts->eng, ts->eng->now + machine_xfer_ps(ts->m, t->cpu, to), ts->handoff_kind, next);
 	}
 	lock_held(t);
 }
@@ -753,7 +752,7 @@ static void run(struct tasks *ts, struct task *t)
 			t->pc++;
 			break;
 		case UOP_USER:
-			if (!line_access(ts, t, t->word->line, user_access_kind(u->access), TS_USER_ACCESS))
+			if (!line_access(ts, t, t->target.word_line, user_access_kind(u->access), TS_USER_ACCESS))
 				return;
 			user_done(t);
 			break;

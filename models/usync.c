@@ -38,7 +38,6 @@ enum phase {
 
 /* i_seq of the shared file [A: any value; it only feeds the hash] */
 #define SHM_INODE_SEQ 1000
-#define MALLOC_HEADER 16u /* glibc chunk header before the user pointer */
 
 int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error *e)
 {
@@ -211,8 +210,6 @@ void usync_resolve(struct usync *u, struct usync_futex *f, uint32_t pid)
 		      : futex_tables_resolve(&u->s->ft, pid, f->w.uaddr, false, -1);
 	f->target.table = r.table;
 	f->target.bucket = r.bucket;
-	f->target.word_line = f->w.line;
-	f->target.page_line = f->w.page_line;
 }
 
 int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name, const char *element,
@@ -225,7 +222,7 @@ int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name,
 		u->shm_base = *base = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[0].home_node, bytes, 4096);
 		u->page_object = memmap_object(&s->mem, "struct page of the shared mapping", "page", no_fields);
 	} else {
-		*base = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, bytes + MALLOC_HEADER, 16) +
+		*base = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, bytes + MALLOC_HEADER, MALLOC_ALIGN) +
 			MALLOC_HEADER;
 	}
 	*object = memmap_object(&s->mem, name, element, no_fields);
@@ -240,12 +237,12 @@ int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t u
 	struct memmap *mem = &u->s->mem;
 
 	f->w.uaddr = uaddr;
-	f->w.line = memmap_line(mem, uaddr, object, index, -1);
-	f->w.page_line = MEMMAP_NONE;
+	f->target.word_line = memmap_line(mem, uaddr, object, index, -1);
+	f->target.page_line = MEMMAP_NONE;
 	if (u->shared)
-		f->w.page_line = memmap_line(mem, memmap_struct_page(uaddr), u->page_object,
+		f->target.page_line = memmap_line(mem, memmap_struct_page(uaddr), u->page_object,
 					     (uint32_t)((uaddr - u->shm_base) >> 12), -1);
-	if (f->w.line == MEMMAP_NONE || (u->shared && f->w.page_line == MEMMAP_NONE))
+	if (f->target.word_line == MEMMAP_NONE || (u->shared && f->target.page_line == MEMMAP_NONE))
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	usync_resolve(u, f, pid);
 	return 0;

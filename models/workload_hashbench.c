@@ -11,8 +11,6 @@
 
 #define MAX_FUTEXES (1u << 20)
 #define MAX_UOPS 64u
-#define MALLOC_HEADER 16u /* glibc chunk header before the user pointer */
-#define MALLOC_ALIGN 16u
 
 struct hashbench_params {
 	struct procset_params pp;
@@ -131,6 +129,14 @@ static void resolve_process(struct hashbench *h, uint32_t pid)
 	}
 }
 
+/* The heap chunk of one thread's array: its futex words and glibc's size field. */
+static uint64_t chunk_bytes(const struct hashbench_params *p)
+{
+	uint64_t chunk = memmap_align_up((uint64_t)p->futexes * 4 + 8, MALLOC_ALIGN);
+
+	return chunk < MALLOC_MIN_CHUNK ? MALLOC_MIN_CHUNK : chunk;
+}
+
 /* Each thread's array is its own calloc'd chunk; the process's main thread callocs
  * them one after the other, so they are consecutive and first touched on its node. */
 static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
@@ -139,13 +145,11 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 	const struct hashbench_params *p = h->p;
 	const struct ps_process *hp = &h->ps.v[pid];
 	struct sim *s = h->s;
-	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
+	uint64_t chunk = chunk_bytes(p);
 	uint32_t page_object = MEMMAP_NONE;
 	uint64_t heap;
 	char name[64];
 
-	if (chunk < 32)
-		chunk = 32;
 	heap = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, chunk * hp->n + MALLOC_HEADER, 4096);
 	if (p->shared) {
 		snprintf(name, sizeof(name), "struct page of process %u", pid);
@@ -377,7 +381,7 @@ static void print_thread(const void *state, const struct task *t, uint64_t ops_p
 static void size(const void *params, struct workload_size *out)
 {
 	const struct hashbench_params *p = params;
-	uint64_t chunk = ((uint64_t)p->futexes * 4 + 8 + MALLOC_ALIGN - 1) & ~(uint64_t)(MALLOC_ALIGN - 1);
+	uint64_t chunk = chunk_bytes(p);
 	uint64_t per_proc = (p->pp.threads + p->pp.processes - 1) / p->pp.processes;
 	uint64_t heap_lines = (chunk * per_proc + MALLOC_HEADER) / 64 + 2;
 
