@@ -102,7 +102,7 @@ void estimate_memory(const struct scenario *sc, struct estimate *est)
 void estimate_events(const struct sim *s, struct estimate *est)
 {
 	const struct tasks *ts = &s->tasks;
-	uint32_t nthreads = s->sc->wl_type->nthreads(s->sc->wl_params);
+	uint32_t nthreads = s->nthreads;
 	struct workload_size w = { 0 };
 	simtime_t floor = 0;
 	uint64_t uops = 1;
