@@ -352,7 +352,9 @@ static int cmd_show(int argc, char **argv)
 			results_print_csv(&r, stdout);
 		} else {
 			results_print_summary(&r, per_thread || info.per_thread, stdout);
-			results_print_buckets(&r, stdout);
+			/* none asked for (output.hottest_lines: 0) is not "none waited" */
+			if (top || info.hottest_lines)
+				results_print_buckets(&r, stdout);
 		}
 		results_free(&r);
 	}

@@ -658,6 +658,17 @@ START_TEST(test_show_prints_the_run_summary)
 	free(run);
 	free(show);
 	free(csv);
+	/* a run that listed no lines: show lists no buckets either, unless asked */
+	free(run_to(dir, "b.h5", QUICK " --set output.hottest_lines=0", 0));
+	snprintf(cmd, sizeof(cmd), "show '%s/b.h5'", dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &show), 0);
+	ck_assert_msg(!strstr(show, "hottest"), "%s", show);
+	free(show);
+	snprintf(cmd, sizeof(cmd), "show --top 2 '%s/b.h5'", dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &show), 0);
+	ck_assert_msg(strstr(show, "hottest lines") && strstr(show, "hottest buckets") && strstr(show, " 2. "), "%s",
+		      show);
+	free(show);
 	tu_rmtree(dir);
 }
 END_TEST
