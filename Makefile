@@ -8,6 +8,7 @@
 #   make calibrate  refit the uncertain parameters, rewrite the generated configs
 #   make plot    plot a result file or a sweep (see the plot target)
 #   make sweep-demo  the E5-2650 bucket sweep, simulated and plotted against the published one
+#   make same-results [REF=rev]  this build's results bit-identical to REF's (default HEAD)
 #   make         build bin/futexsim and the analysis tools (bin/futexsim-*)
 #
 # Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
@@ -226,7 +227,15 @@ sanitize: deps
 	  -o build-san/valgrind.h5 > /dev/null
 	@echo "make sanitize: ASan+UBSan tests and valgrind memcheck clean"
 
+# Result-preserving changes (restructuring, optimisation) prove it here: the
+# regression scenarios run by this tree's build and by REF's give identical
+# result files but for the wall clock and the command line (tests/same_results.sh).
+REF ?= HEAD
+.PHONY: same-results
+same-results: deps
+	@PYTHON=$(PYTHON) sh tests/same_results.sh $(REF)
+
 clean:
-	rm -rf $(BUILD) bin build-san build-fuzz
+	rm -rf $(BUILD) bin build-san build-fuzz build-ref
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/sim/main.d $(TOOL_LIB_OBJS:.o=.d) $(TOOL_SRCS:analysis/%.c=$(BUILD)/analysis/%.d)
