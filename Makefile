@@ -45,7 +45,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 LDFLAGS  += $(SANITIZE)
 
 BUILD    := build
-LIB_SRCS := $(sort $(wildcard sim/*.c models/*.c))
+LIB_SRCS := $(sort $(wildcard sim/core/*.c models/*.c sim/*.c))
 LIB_SRCS := $(filter-out sim/main.c,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libfutexsim.a
@@ -197,7 +197,7 @@ FUZZ_BIN     := build-fuzz/fuzz_scenario
 FUZZ_FLAGS   := -timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict=tests/fuzz/scenario.dict
 SAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 .PHONY: fuzz fuzz-merge sanitize
-$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(wildcard sim/*.h models/*.h)
+$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(wildcard sim/*.h sim/core/*.h models/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@"
 	$(Q)clang $(filter-out $(OPT) $(SANITIZE),$(CFLAGS)) -O1 -fsanitize=fuzzer,address,undefined \

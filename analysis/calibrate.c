@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "analysis/points.h"
-#include "sim/config.h"
-#include "sim/yamltree.h"
+#include "sim/core/config.h"
+#include "sim/core/yamltree.h"
 
 #define MAX_PARAMS 16
 #define MAX_LIST 32

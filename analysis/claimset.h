@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 struct claim_result {
 	bool holds;

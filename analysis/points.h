@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 struct sim;
 

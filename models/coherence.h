@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #include "models/machine.h"
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 #define COH_NONE UINT32_MAX
 #define COH_UNUSED (UINT32_MAX - 1) /* solo: no requester declared yet */

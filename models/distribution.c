@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/config.h"
+#include "sim/core/config.h"
 
 #define MAX_DURATION PS_PER_S
 

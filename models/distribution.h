@@ -9,9 +9,9 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/error.h"
-#include "sim/simtime.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/simtime.h"
+#include "sim/core/yamltree.h"
 
 enum dist_kind { DIST_FIXED, DIST_EXPONENTIAL, DIST_UNIFORM, DIST_LOGNORMAL };
 

@@ -40,7 +40,7 @@
 #include "models/coherence.h"
 #include "models/kernel.h"
 #include "models/machine.h"
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 enum futex_step {
 	STEP_SYSCALL,

@@ -23,7 +23,7 @@
 #include "models/memmap.h"
 #include "models/rwsem.h"
 #include "models/spinlock.h"
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 struct futex_table {
 	uint32_t id;

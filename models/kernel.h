@@ -15,10 +15,10 @@
 #include "models/futex_key.h"
 #include "models/hashfn.h"
 #include "models/refcount.h"
-#include "sim/config.h"
-#include "sim/error.h"
-#include "sim/simtime.h"
-#include "sim/yamltree.h"
+#include "sim/core/config.h"
+#include "sim/core/error.h"
+#include "sim/core/simtime.h"
+#include "sim/core/yamltree.h"
 
 /* Fields of a hash bucket that the path touches. */
 enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
@@ -47,7 +47,7 @@ struct object_layout {
 	int32_t off[8];
 };
 
-/* Named costs of local work in the futex path (cycles or time, see sim/config.h). */
+/* Named costs of local work in the futex path (cycles or time, see sim/core/config.h). */
 enum kernel_cost {
 	KC_KEY_PRIVATE,  /* get_futex_key for a private futex */
 	KC_KEY_SHARED,   /* get_futex_key for a shared one, besides the page refcount atomics */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/config.h"
+#include "sim/core/config.h"
 
 /* ACPI SLIT: 10 is a node's distance to itself; 255 means "unreachable", which a
  * machine we can simulate cannot have. */

@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/error.h"
-#include "sim/simtime.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/simtime.h"
+#include "sim/core/yamltree.h"
 
 /* How far a cache line moves between two CPUs; transfers are counted by class. */
 enum xfer_class {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "models/futex_table.h"
-#include "sim/config.h"
-#include "sim/sim.h"
+#include "sim/core/config.h"
+#include "models/world.h"
 
 /* How long a refused publish waits before trying again: about one futex op [A]. */
 #define PUBLISH_RETRY_PS 1000000ull
@@ -58,7 +58,7 @@ int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per
 	return 0;
 }
 
-int procset_init(struct procset *ps, struct sim *s, const struct procset_params *p, bool private_ops,
+int procset_init(struct procset *ps, const struct world *world, const struct procset_params *p, bool private_ops,
 		 const struct procset_ops *ops, void *ctx, struct fs_error *e)
 {
 	static const char *const no_fields[] = { NULL };
@@ -66,7 +66,7 @@ int procset_init(struct procset *ps, struct sim *s, const struct procset_params 
 	const uint32_t *cpus = p->cpus;
 
 	memset(ps, 0, sizeof(*ps));
-	ps->s = s;
+	ps->world = world;
 	ps->nprocs = nprocs;
 	ps->p = p;
 	ps->private_ops = private_ops;
@@ -76,10 +76,10 @@ int procset_init(struct procset *ps, struct sim *s, const struct procset_params 
 	ps->exit_due = calloc(nthreads, sizeof(*ps->exit_due));
 	if (!ps->v || !ps->exit_due)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	ps->create_kind = engine_register(&s->eng, on_create, ps);
-	ps->publish_kind = engine_register(&s->eng, on_publish, ps);
-	ps->churn_kind = engine_register(&s->eng, on_churn, ps);
-	q_object = memmap_object(&s->mem, "futex_q on the kernel stack of thread", "thread", no_fields);
+	ps->create_kind = engine_register(world->eng, on_create, ps);
+	ps->publish_kind = engine_register(world->eng, on_publish, ps);
+	ps->churn_kind = engine_register(world->eng, on_churn, ps);
+	q_object = memmap_object(world->mem, "futex_q on the kernel stack of thread", "thread", no_fields);
 	if (q_object == MEMMAP_NONE)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	for (uint32_t q = 0; q < nprocs; q++) {
@@ -89,21 +89,21 @@ int procset_init(struct procset *ps, struct sim *s, const struct procset_params 
 		hp->first = (uint32_t)((uint64_t)nthreads * q / nprocs);
 		hp->n = (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - hp->first;
 		/* forked where its first thread runs: its mm, hash and memory live there */
-		home = s->m->cpu_node[cpus[hp->first % ncpus]];
+		home = world->m->cpu_node[cpus[hp->first % ncpus]];
 		/* started together: every thread exists before the first op (+1: main) */
-		if (futex_tables_add_process(&s->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
+		if (futex_tables_add_process(world->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
 			return -1;
 		hp->live = p->staggered ? 0 : hp->n;
 		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
-			struct task *t = &s->tasks.v[i];
+			struct task *t = &world->tasks->v[i];
 
 			t->cpu = cpus[i % ncpus];
-			t->core = s->m->cpu_core[t->cpu];
-			t->node = s->m->cpu_node[t->cpu];
+			t->core = world->m->cpu_core[t->cpu];
+			t->node = world->m->cpu_node[t->cpu];
 			t->process = pid;
 			/* a waiter's futex_q lives on its kernel stack, allocated on its node;
 			 * a waker walking the chain reads it */
-			t->q_line = memmap_line(&s->mem, memmap_alloc(&s->mem, MEM_KERNEL_NODE, t->node, 64, 64), q_object,
+			t->q_line = memmap_line(world->mem, memmap_alloc(world->mem, MEM_KERNEL_NODE, t->node, 64, 64), q_object,
 						i, -1);
 			if (t->q_line == MEMMAP_NONE)
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
@@ -121,25 +121,25 @@ void procset_free(struct procset *ps)
 
 void procset_start(struct procset *ps)
 {
-	struct sim *s = ps->s;
+	const struct world *world = ps->world;
 	simtime_t skew = ps->p->start_skew;
 
 	for (uint32_t q = 0; q < ps->nprocs; q++) {
 		const struct ps_process *hp = &ps->v[q];
 
 		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
-			simtime_t at = skew ? (simtime_t)gsl_rng_uniform_int(s->rng, skew) : 0;
+			simtime_t at = skew ? (simtime_t)gsl_rng_uniform_int(world->rng, skew) : 0;
 
 			if (ps->p->staggered) {
-				engine_schedule(&s->eng, i * ps->p->create_interval + at, ps->create_kind, i);
+				engine_schedule(world->eng, i * ps->p->create_interval + at, ps->create_kind, i);
 			} else {
-				s->tasks.v[i].t = at;
-				ps->ops.thread_started(ps->ctx, &s->tasks.v[i]);
+				world->tasks->v[i].t = at;
+				ps->ops.thread_started(ps->ctx, &world->tasks->v[i]);
 			}
 		}
 	}
 	if (ps->p->churn_interval)
-		engine_schedule(&s->eng, ps->p->churn_interval, ps->churn_kind, 0);
+		engine_schedule(world->eng, ps->p->churn_interval, ps->churn_kind, 0);
 }
 
 /* Churn: thread i is to exit at its next op boundary; the next one's turn comes
@@ -147,10 +147,10 @@ void procset_start(struct procset *ps)
 static void on_churn(void *ctx, uint32_t i)
 {
 	struct procset *ps = ctx;
-	struct sim *s = ps->s;
+	const struct world *world = ps->world;
 
 	ps->exit_due[i] = true;
-	engine_schedule(&s->eng, s->eng.now + ps->p->churn_interval, ps->churn_kind, (i + 1) % ps->p->threads);
+	engine_schedule(world->eng, world->eng->now + ps->p->churn_interval, ps->churn_kind, (i + 1) % ps->p->threads);
 }
 
 void procset_figures(const struct procset *ps, struct workload_figures *out)
@@ -161,29 +161,29 @@ void procset_figures(const struct procset *ps, struct workload_figures *out)
 
 bool procset_exiting(struct procset *ps, struct task *t)
 {
-	struct sim *s = ps->s;
+	const struct world *world = ps->world;
 
 	if (!ps->exit_due[t->id])
 		return false;
 	ps->exit_due[t->id] = false;
 	ps->v[t->process].live--;
 	ps->exits++;
-	task_stop(&s->tasks, t);
+	task_stop(world->tasks, t);
 	/* pthread_create of its replacement: same CPU, same place in the workload */
-	engine_schedule(&s->eng, t->t + ps->p->create_interval, ps->create_kind, t->id);
+	engine_schedule(world->eng, t->t + ps->p->create_interval, ps->create_kind, t->id);
 	return true;
 }
 
 bool procset_uses_atomic_mode(const struct procset *ps, uint32_t pid)
 {
-	const struct sim *s = ps->s;
+	const struct world *world = ps->world;
 
-	return s->k->private_hash.refcount->switches_to_atomic && s->ft.procs[pid].phash && ps->private_ops;
+	return world->k->private_hash.refcount->switches_to_atomic && world->ft->procs[pid].phash && ps->private_ops;
 }
 
 enum prog_variant procset_variant(const struct procset *ps, const struct task *t)
 {
-	return ps->s->ft.procs[t->process].ref_atomic_until > ps->s->eng.now && procset_uses_atomic_mode(ps, t->process)
+	return ps->world->ft->procs[t->process].ref_atomic_until > ps->world->eng->now && procset_uses_atomic_mode(ps, t->process)
 		       ? PROG_REF_ATOMIC
 		       : PROG_NORMAL;
 }
@@ -191,11 +191,11 @@ enum prog_variant procset_variant(const struct procset *ps, const struct task *t
 struct path_builder procset_builder(const struct procset *ps, const struct task *t, enum prog_variant v,
 				    bool shared, struct uop *uops, uint32_t cap)
 {
-	const struct sim *s = ps->s;
-	const struct process *proc = &s->ft.procs[t->process];
+	const struct world *world = ps->world;
+	const struct process *proc = &world->ft->procs[t->process];
 	struct path_builder b = {
-		.k = s->k,
-		.m = s->m,
+		.k = world->k,
+		.m = world->m,
 		.shared = shared,
 		.private_hash = proc->phash != NULL && ps->private_ops,
 		.mm_lines = proc->mm_lines,
@@ -208,7 +208,7 @@ struct path_builder procset_builder(const struct procset *ps, const struct task 
 	};
 
 	for (unsigned c = 0; c < KC_NCOSTS; c++)
-		b.costs_ps[c] = fs_cost_ps(s->k->costs[c], s->m->freq_khz);
+		b.costs_ps[c] = fs_cost_ps(world->k->costs[c], world->m->freq_khz);
 	return b;
 }
 
@@ -216,44 +216,44 @@ struct path_builder procset_builder(const struct procset *ps, const struct task 
 static void on_publish(void *ctx, uint32_t pid)
 {
 	struct procset *ps = ctx;
-	struct sim *s = ps->s;
+	const struct world *world = ps->world;
 
 	if (!ps->ops.publish(ps->ctx, pid)) {
-		engine_schedule(&s->eng, s->eng.now + PUBLISH_RETRY_PS, ps->publish_kind, pid);
+		engine_schedule(world->eng, world->eng->now + PUBLISH_RETRY_PS, ps->publish_kind, pid);
 		return;
 	}
 	ps->v[pid].publish_due = false;
-	futex_tables_resize_done(&s->ft, pid, s->eng.now);
+	futex_tables_resize_done(world->ft, pid, world->eng->now);
 }
 
 /* pthread_create of thread `i`: the kernel may resize the process's private hash. */
 static void on_create(void *ctx, uint32_t i)
 {
 	struct procset *ps = ctx;
-	struct sim *s = ps->s;
-	struct task *t = &s->tasks.v[i];
-	struct process *proc = &s->ft.procs[t->process];
+	const struct world *world = ps->world;
+	struct task *t = &world->tasks->v[i];
+	struct process *proc = &world->ft->procs[t->process];
 	struct ps_process *hp = &ps->v[t->process];
 	struct fs_error e = { 0 };
 	bool grew;
 
 	hp->live++;
 	ps->created++;
-	if (futex_tables_thread_created(&s->ft, t->process, hp->live + 1, s->eng.now, &grew, &e) < 0) {
+	if (futex_tables_thread_created(world->ft, t->process, hp->live + 1, world->eng->now, &grew, &e) < 0) {
 		/* out of memory mid-run: stop the run; sim_run reports it */
-		s->eng.out_of_memory = true;
-		s->eng.stop = true;
+		world->eng->out_of_memory = true;
+		world->eng->stop = true;
 		return;
 	}
 	if (grew && !hp->publish_due) {
 		/* 6.17+: the per-CPU refcount goes atomic; the old hash dies and the new one is
 		 * published about two grace periods later. Otherwise at once. */
-		simtime_t delay = procset_uses_atomic_mode(ps, t->process) ? 2 * s->k->rcu_grace_period_ps : 0;
+		simtime_t delay = procset_uses_atomic_mode(ps, t->process) ? 2 * world->k->rcu_grace_period_ps : 0;
 
-		proc->ref_atomic_until = s->eng.now + delay;
+		proc->ref_atomic_until = world->eng->now + delay;
 		hp->publish_due = true;
-		engine_schedule(&s->eng, s->eng.now + delay, ps->publish_kind, t->process);
+		engine_schedule(world->eng, world->eng->now + delay, ps->publish_kind, t->process);
 	}
-	t->t = s->eng.now;
+	t->t = world->eng->now;
 	ps->ops.thread_started(ps->ctx, t);
 }

@@ -23,10 +23,10 @@
 #include "models/futex_path.h"
 #include "models/task.h"
 #include "models/workload.h"
-#include "sim/error.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/yamltree.h"
 
-struct sim;
+struct world;
 
 /* The YAML keys every multi-threaded workload shares (docs/scenario.md):
  * threads (default: one per CPU of the list), cpus ("all"), processes (1),
@@ -68,7 +68,7 @@ struct procset_ops {
 };
 
 struct procset {
-	struct sim *s;
+	const struct world *world;
 	uint32_t nprocs;
 	struct ps_process *v;   /* index = futex_tables process id */
 	const struct procset_params *p;
@@ -82,7 +82,7 @@ struct procset {
 };
 
 /* Creates the processes for tasks 0..threads-1 and places the tasks on CPUs. */
-int procset_init(struct procset *ps, struct sim *s, const struct procset_params *p, bool private_ops,
+int procset_init(struct procset *ps, const struct world *world, const struct procset_params *p, bool private_ops,
 		 const struct procset_ops *ops, void *ctx, struct fs_error *e);
 void procset_free(struct procset *ps);
 

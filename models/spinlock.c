@@ -1,6 +1,6 @@
 #include "models/spinlock.h"
 
-#include "sim/hugemem.h"
+#include "sim/core/hugemem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 #define SPIN_NONE UINT32_MAX
 

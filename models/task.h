@@ -35,7 +35,7 @@
 #include "models/futex_path.h"
 #include "models/machine.h"
 #include "models/spinlock.h"
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 enum task_state {
 	TS_IDLE,       /* not started, or stopped */

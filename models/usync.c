@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "models/futex_table.h"
-#include "sim/config.h"
-#include "sim/sim.h"
+#include "sim/core/config.h"
+#include "models/world.h"
 
 /* The phases of a protocol: what the task's current program is doing. */
 enum phase {
@@ -51,22 +51,22 @@ int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error
 		       : 0;
 }
 
-int usync_init(struct usync *u, struct sim *s, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
+int usync_init(struct usync *u, const struct world *world, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
 	       const struct usync_params *p, struct fs_error *e)
 {
 	size_t nbins = LAT_DECADES * LAT_BINS_PER_DECADE;
 	double *ranges;
 
 	memset(u, 0, sizeof(*u));
-	u->s = s;
+	u->world = world;
 	u->ps = ps;
 	u->shared = p->shared;
-	u->lock_call_ps = fs_cost_ps(p->lock_call, s->m->freq_khz);
-	u->syscall_wrap_ps = fs_cost_ps(p->syscall_wrap, s->m->freq_khz);
+	u->lock_call_ps = fs_cost_ps(p->lock_call, world->m->freq_khz);
+	u->syscall_wrap_ps = fs_cost_ps(p->syscall_wrap, world->m->freq_khz);
 	u->page_object = MEMMAP_NONE;
 	u->nmutexes = nmutexes;
 	u->nconds = nconds;
-	u->ntasks = s->tasks.n;
+	u->ntasks = world->tasks->n;
 	u->mutexes = calloc(nmutexes ? nmutexes : 1, sizeof(*u->mutexes));
 	u->conds = calloc(nconds ? nconds : 1, sizeof(*u->conds));
 	u->tasks = calloc(u->ntasks ? u->ntasks : 1, sizeof(*u->tasks));
@@ -141,7 +141,7 @@ int usync_build_programs(struct usync *u, uint32_t pid, struct fs_error *e)
 			if (v != PROG_NORMAL && !procset_uses_atomic_mode(u->ps, pid))
 				continue;
 			for (int p = 0; p < UP_NPROGS; p++)
-				if (build_one(u, &u->s->tasks.v[i], (enum prog_variant)v, (enum usync_prog)p, e) < 0)
+				if (build_one(u, &u->world->tasks->v[i], (enum prog_variant)v, (enum usync_prog)p, e) < 0)
 					return -1;
 		}
 	return 0;
@@ -169,7 +169,7 @@ static void note_futex(struct usync *u, struct task *t, const struct usync_futex
 
 			t->prog = &u->progs[i * USYNC_MAX_UOPS];
 			t->nuops = u->nuops[i];
-			task_note_lines(&u->s->tasks, t, &f->target, 1);
+			task_note_lines(u->world->tasks, t, &f->target, 1);
 		}
 	}
 }
@@ -194,7 +194,7 @@ int usync_start(struct usync *u, struct procset *ps, struct fs_error *e)
 			return -1;
 	for (uint32_t q = 0; q < ps->nprocs; q++)
 		for (uint32_t i = ps->v[q].first; i < ps->v[q].first + ps->v[q].n; i++)
-			note_lines(u, &u->s->tasks.v[i]);
+			note_lines(u, &u->world->tasks->v[i]);
 	procset_start(ps);
 	return 0;
 }
@@ -206,8 +206,8 @@ void usync_resolve(struct usync *u, struct usync_futex *f, uint32_t pid)
 	f->w.pid = pid;
 	f->w.shared = u->shared;
 	/* a shared mapping of one file at one address in every process: offset = address - base */
-	r = u->shared ? futex_tables_resolve_inode(&u->s->ft, SHM_INODE_SEQ, f->w.uaddr - u->shm_base)
-		      : futex_tables_resolve(&u->s->ft, pid, f->w.uaddr, false, -1);
+	r = u->shared ? futex_tables_resolve_inode(u->world->ft, SHM_INODE_SEQ, f->w.uaddr - u->shm_base)
+		      : futex_tables_resolve(u->world->ft, pid, f->w.uaddr, false, -1);
 	f->target.table = r.table;
 	f->target.bucket = r.bucket;
 }
@@ -216,16 +216,16 @@ int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name,
 		uint64_t *base, uint32_t *object, struct fs_error *e)
 {
 	static const char *const no_fields[] = { NULL };
-	struct sim *s = u->s;
+	const struct world *world = u->world;
 
 	if (u->shared) {
-		u->shm_base = *base = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[0].home_node, bytes, 4096);
-		u->page_object = memmap_object(&s->mem, "struct page of the shared mapping", "page", no_fields);
+		u->shm_base = *base = memmap_alloc(world->mem, MEM_USER, world->ft->procs[0].home_node, bytes, 4096);
+		u->page_object = memmap_object(world->mem, "struct page of the shared mapping", "page", no_fields);
 	} else {
-		*base = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, bytes + MALLOC_HEADER, MALLOC_ALIGN) +
+		*base = memmap_alloc(world->mem, MEM_USER, world->ft->procs[pid].home_node, bytes + MALLOC_HEADER, MALLOC_ALIGN) +
 			MALLOC_HEADER;
 	}
-	*object = memmap_object(&s->mem, name, element, no_fields);
+	*object = memmap_object(world->mem, name, element, no_fields);
 	if (*object == MEMMAP_NONE || (u->shared && u->page_object == MEMMAP_NONE))
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	return 0;
@@ -234,7 +234,7 @@ int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name,
 int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t uaddr, uint32_t object,
 		uint32_t index, struct fs_error *e)
 {
-	struct memmap *mem = &u->s->mem;
+	struct memmap *mem = u->world->mem;
 
 	f->w.uaddr = uaddr;
 	f->target.word_line = memmap_line(mem, uaddr, object, index, -1);
@@ -253,7 +253,7 @@ int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t u
 /* Counters of the report cover the measured window. */
 static void count(const struct usync *u, const struct task *t, uint64_t *counter, uint64_t n)
 {
-	if (task_in_window(&u->s->tasks, t))
+	if (task_in_window(u->world->tasks, t))
 		*counter += n;
 }
 
@@ -271,7 +271,7 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	t->walk_woken = t->walk_moved = 0;
 	u->tasks[t->id].in_kernel = p >= UP_WAIT;
 	u->tasks[t->id].call_start = t->t;
-	if (p >= UP_WAIT && task_in_window(&u->s->tasks, t)) {
+	if (p >= UP_WAIT && task_in_window(u->world->tasks, t)) {
 		u->tasks[t->id].futex_calls++;
 		t->futex_calls++;
 	}
@@ -300,7 +300,7 @@ static void acquired(struct usync *u, struct task *t)
 	}
 	m->owner = t->id;
 	ut->acquisitions++;
-	if (task_in_window(&u->s->tasks, t))
+	if (task_in_window(u->world->tasks, t))
 		gsl_histogram_increment(u->latency, (double)(t->t - ut->lock_started));
 }
 
@@ -515,7 +515,7 @@ static struct usync_futex *futex_of(const struct futex_word *w)
 
 static bool old_private(const struct usync *u, const struct futex_table *tab, const struct process *proc)
 {
-	return tab && tab != proc->phash && tab->id >= u->s->ft.nglobal;
+	return tab && tab != proc->phash && tab->id >= u->world->ft->nglobal;
 }
 
 /* Whether task t holds, or is taking, a bucket lock of one of process `proc`'s
@@ -528,12 +528,12 @@ static bool in_old_hash(const struct usync *u, const struct task *t, const struc
 
 bool usync_rehash(struct usync *u, uint32_t pid)
 {
-	struct sim *s = u->s;
-	const struct process *proc = &s->ft.procs[pid];
+	const struct world *world = u->world;
+	const struct process *proc = &world->ft->procs[pid];
 	const struct ps_process *pp = &u->ps->v[pid];
 
 	for (uint32_t i = pp->first; i < pp->first + pp->n; i++)
-		if (in_old_hash(u, &s->tasks.v[i], proc))
+		if (in_old_hash(u, &world->tasks->v[i], proc))
 			return false;
 	for (uint32_t i = 0; i < u->nmutexes; i++)
 		if (!u->mutexes[i].f.w.shared && u->mutexes[i].f.w.pid == pid)
@@ -542,12 +542,12 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 		if (!u->conds[i].seq.w.shared && u->conds[i].seq.w.pid == pid)
 			usync_resolve(u, &u->conds[i].seq, pid);
 	for (uint32_t i = pp->first; i < pp->first + pp->n; i++) {
-		struct task *t = &s->tasks.v[i];
+		struct task *t = &world->tasks->v[i];
 
 		if (t->waiting_on && !t->waiting_on->shared) {
 			const struct op_target *to = &futex_of(t->waiting_on)->target;
 
-			task_chain_move(&s->tasks, t, to->table, to->bucket);
+			task_chain_move(world->tasks, t, to->table, to->bucket);
 		}
 		if (t->word && !t->word->shared)
 			t->target = futex_of(t->word)->target;

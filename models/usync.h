@@ -34,7 +34,7 @@
 #include "models/procset.h"
 #include "models/task.h"
 #include "models/workload.h"
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 #define USYNC_NONE UINT32_MAX
 
@@ -82,7 +82,7 @@ struct usync_params {
 int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error *e);
 
 struct usync {
-	struct sim *s;
+	const struct world *world;
 	const struct procset *ps;
 	simtime_t lock_call_ps, syscall_wrap_ps;
 	bool shared;            /* futex ops without FUTEX_PRIVATE_FLAG, on a shared file mapping */
@@ -101,7 +101,7 @@ struct usync {
 
 #define USYNC_MAX_UOPS 96u
 
-int usync_init(struct usync *u, struct sim *s, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
+int usync_init(struct usync *u, const struct world *world, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
 	       const struct usync_params *p, struct fs_error *e);
 void usync_free(struct usync *u);
 

@@ -2,7 +2,7 @@
  *
  * A workload type parses its YAML section into parameters, says how many tasks
  * it needs, builds its processes, memory and programs on a constructed
- * simulation (sim/sim.h), starts the tasks, and chooses each task's next
+ * simulation (the models a struct world points to: models/world.h), starts the tasks, and chooses each task's next
  * operation when one completes. It reports through the common per-task counters.
  */
 #ifndef FUTEXSIM_WORKLOAD_H
@@ -13,10 +13,10 @@
 
 #include "models/machine.h"
 #include "models/task.h"
-#include "sim/error.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/yamltree.h"
 
-struct sim;
+struct world;
 
 struct workload_size {
 	uint32_t processes;           /* processes it creates (futex_tables_add_process) */
@@ -54,7 +54,7 @@ struct workload_type {
 	uint32_t (*ntasks)(const void *params);   /* every simulated task */
 	uint32_t (*nthreads)(const void *params); /* the first nthreads tasks are the threads
 						     reported; the rest do background work */
-	int (*setup)(struct sim *s, const void *params, void **state, struct fs_error *e);
+	int (*setup)(const struct world *world, const void *params, void **state, struct fs_error *e);
 	void (*op_done)(void *state, struct task *t);
 	/* perf's own header line ("Run summary ...") and per-thread label */
 	void (*print_header)(const void *params, double secs, FILE *out);

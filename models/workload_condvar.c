@@ -7,8 +7,8 @@
 #include "models/distribution.h"
 #include "models/procset.h"
 #include "models/usync.h"
-#include "sim/config.h"
-#include "sim/sim.h"
+#include "sim/core/config.h"
+#include "models/world.h"
 
 #define MAX_GROUPS (1u << 16)
 #define GROUP_BYTES 128u /* a group's struct: mutex (40 B), conditions (48 B each) */
@@ -61,7 +61,7 @@ struct thread_state {
 };
 
 struct condvar_wl {
-	struct sim *s;
+	const struct world *world;
 	const struct condvar_params *p;
 	struct procset ps;
 	struct usync u;
@@ -165,7 +165,7 @@ static uint32_t group_of(const struct condvar_params *p, uint32_t i)
 static uint32_t group_process(const struct condvar_wl *w, uint32_t g)
 {
 	/* a group's struct lives with its first thread */
-	return w->s->tasks.v[w->groups[g].first].process;
+	return w->world->tasks->v[w->groups[g].first].process;
 }
 
 static int place_groups(struct condvar_wl *w, struct fs_error *e)
@@ -229,8 +229,8 @@ static void thread_started(void *ctx, struct task *t)
 	struct condvar_wl *w = ctx;
 
 	t->uncounted = true;
-	lock(w, t, distribution_sample(&w->p->work, w->s->rng));
-	task_start(&w->s->tasks, t, t->t);
+	lock(w, t, distribution_sample(&w->p->work, w->world->rng));
+	task_start(w->world->tasks, t, t->t);
 }
 
 static bool publish(void *ctx, uint32_t pid)
@@ -243,7 +243,7 @@ static void holding(struct condvar_wl *w, struct task *t)
 {
 	struct thread_state *th = &w->th[t->id];
 	struct group *g = &w->groups[th->group];
-	simtime_t cs = distribution_sample(&w->p->critical, w->s->rng);
+	simtime_t cs = distribution_sample(&w->p->critical, w->world->rng);
 
 	switch (th->role) {
 	case ROLE_BARRIER:
@@ -263,7 +263,7 @@ static void holding(struct condvar_wl *w, struct task *t)
 		}
 		g->count = 0;
 		g->generation++;
-		if (task_in_window(&w->s->tasks, t))
+		if (task_in_window(w->world->tasks, t))
 			g->broadcasts++;
 		th->stage = ST_NOTIFY;
 		usync_cond_broadcast(&w->u, t, cond_of(th->group, COND_BARRIER), mutex_of(th->group), w->p->requeue, cs);
@@ -303,25 +303,25 @@ static void op_done(void *state, struct task *t)
 		holding(w, t);
 		return;
 	case ST_NOTIFY:
-		if (th->role == ROLE_BARRIER && task_in_window(&w->s->tasks, t)) {
+		if (th->role == ROLE_BARRIER && task_in_window(w->world->tasks, t)) {
 			g->woken += t->walk_woken;
 			g->moved += t->walk_moved;
 		}
 		unlock(w, t);
 		return;
 	default: /* unlocked: one barrier passed, one item put or taken */
-		task_count_op(&w->s->tasks, t);
+		task_count_op(w->world->tasks, t);
 		if (w->p->rounds && ++th->ops >= w->p->rounds) {
-			task_stop(&w->s->tasks, t);
+			task_stop(w->world->tasks, t);
 			return;
 		}
 		if (procset_exiting(&w->ps, t))
 			return;
-		lock(w, t, distribution_sample(&w->p->work, w->s->rng));
+		lock(w, t, distribution_sample(&w->p->work, w->world->rng));
 	}
 }
 
-static int setup(struct sim *s, const void *params, void **state, struct fs_error *e)
+static int setup(const struct world *world, const void *params, void **state, struct fs_error *e)
 {
 	static const struct procset_ops ops = { thread_started, publish };
 	const struct condvar_params *p = params;
@@ -330,7 +330,7 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	*state = w;
 	if (!w)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	w->s = s;
+	w->world = world;
 	w->p = p;
 	w->groups = calloc(p->groups, sizeof(*w->groups));
 	w->th = calloc(p->pp.threads, sizeof(*w->th));
@@ -349,8 +349,8 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 			   : i - g->first < producers ? ROLE_PRODUCER
 						      : ROLE_CONSUMER;
 	}
-	if (procset_init(&w->ps, s, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, s, &w->ps, p->groups, 2 * p->groups, &p->up, e) < 0 || place_groups(w, e) < 0)
+	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
+	    usync_init(&w->u, world, &w->ps, p->groups, 2 * p->groups, &p->up, e) < 0 || place_groups(w, e) < 0)
 		return -1;
 	return usync_start(&w->u, &w->ps, e);
 }

@@ -5,9 +5,9 @@
 
 #include "models/futex_table.h"
 #include "models/procset.h"
-#include "sim/config.h"
-#include "sim/hugemem.h"
-#include "sim/sim.h"
+#include "sim/core/config.h"
+#include "sim/core/hugemem.h"
+#include "models/world.h"
 
 #define MAX_FUTEXES (1u << 20)
 #define MAX_UOPS 64u
@@ -24,7 +24,7 @@ struct hashbench_params {
 };
 
 struct hashbench {
-	struct sim *s;
+	const struct world *world;
 	const struct hashbench_params *p;
 	struct procset ps;
 	struct op_target *targets;  /* [thread * futexes + j] */
@@ -113,14 +113,14 @@ static void resolve_process(struct hashbench *h, uint32_t pid)
 {
 	const struct hashbench_params *p = h->p;
 	const struct ps_process *hp = &h->ps.v[pid];
-	struct sim *s = h->s;
+	const struct world *world = h->world;
 
 	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
-		int numa_node = p->numa ? (int)s->tasks.v[i].node : -1;
+		int numa_node = p->numa ? (int)world->tasks->v[i].node : -1;
 
 		for (uint32_t j = 0; j < p->futexes; j++) {
 			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
-			struct op_target r = futex_tables_resolve(&s->ft, pid, h->array[i] + 4ull * j, p->shared,
+			struct op_target r = futex_tables_resolve(world->ft, pid, h->array[i] + 4ull * j, p->shared,
 								  numa_node);
 
 			t->table = r.table;
@@ -144,33 +144,33 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 	static const char *const no_fields[] = { NULL };
 	const struct hashbench_params *p = h->p;
 	const struct ps_process *hp = &h->ps.v[pid];
-	struct sim *s = h->s;
+	const struct world *world = h->world;
 	uint64_t chunk = chunk_bytes(p);
 	uint32_t page_object = MEMMAP_NONE;
 	uint64_t heap;
 	char name[64];
 
-	heap = memmap_alloc(&s->mem, MEM_USER, s->ft.procs[pid].home_node, chunk * hp->n + MALLOC_HEADER, 4096);
+	heap = memmap_alloc(world->mem, MEM_USER, world->ft->procs[pid].home_node, chunk * hp->n + MALLOC_HEADER, 4096);
 	if (p->shared) {
 		snprintf(name, sizeof(name), "struct page of process %u", pid);
-		page_object = memmap_object(&s->mem, name, "page", no_fields);
+		page_object = memmap_object(world->mem, name, "page", no_fields);
 	}
 	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
 		uint32_t object;
 
 		h->array[i] = heap + MALLOC_HEADER + chunk * (i - hp->first);
 		snprintf(name, sizeof(name), "futex words of thread %u", i);
-		object = memmap_object(&s->mem, name, "futex", no_fields);
+		object = memmap_object(world->mem, name, "futex", no_fields);
 		if (object == MEMMAP_NONE)
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		for (uint32_t j = 0; j < p->futexes; j++) {
 			uint64_t uaddr = h->array[i] + 4ull * j;
 			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
 
-			t->word_line = memmap_line(&s->mem, uaddr, object, j, -1);
+			t->word_line = memmap_line(world->mem, uaddr, object, j, -1);
 			t->page_line = MEMMAP_NONE;
 			if (p->shared)
-				t->page_line = memmap_line(&s->mem, memmap_struct_page(uaddr), page_object,
+				t->page_line = memmap_line(world->mem, memmap_struct_page(uaddr), page_object,
 							   (uint32_t)((uaddr - heap) >> 12), -1);
 			if (t->word_line == MEMMAP_NONE || (p->shared && t->page_line == MEMMAP_NONE))
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
@@ -187,10 +187,10 @@ static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
 
 static int build_program(struct hashbench *h, struct task *t, int variant, struct fs_error *e)
 {
-	struct sim *s = h->s;
+	const struct world *world = h->world;
 	struct path_builder b = procset_builder(&h->ps, t, variant, h->p->shared, prog_of(h, t->id, variant), MAX_UOPS);
 
-	path_emit_work(&b, fs_cost_ps(h->p->loop_cost, s->m->freq_khz));
+	path_emit_work(&b, fs_cost_ps(h->p->loop_cost, world->m->freq_khz));
 	if (futex_path_build(&b, FOP_WAIT_EAGAIN, e) < 0)
 		return -1;
 	h->nuops[t->id * NPROG_VARIANTS + (uint32_t)variant] = b.n;
@@ -204,7 +204,7 @@ static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 
 	for (uint32_t i = hp->first; i < hp->first + hp->n; i++)
 		for (int v = 0; v < NPROG_VARIANTS; v++)
-			if ((v == PROG_NORMAL || procset_uses_atomic_mode(&h->ps, pid)) && build_program(h, &h->s->tasks.v[i], v, e) < 0)
+			if ((v == PROG_NORMAL || procset_uses_atomic_mode(&h->ps, pid)) && build_program(h, &h->world->tasks->v[i], v, e) < 0)
 				return -1;
 	return 0;
 }
@@ -225,7 +225,7 @@ static void note_lines(struct hashbench *h, struct task *t)
 			continue;
 		t->prog = prog_of(h, t->id, v);
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
-		task_note_lines(&h->s->tasks, t, &h->targets[(size_t)t->id * h->p->futexes], h->p->futexes);
+		task_note_lines(h->world->tasks, t, &h->targets[(size_t)t->id * h->p->futexes], h->p->futexes);
 	}
 	select_program(h, t);
 }
@@ -239,10 +239,10 @@ static void start_thread(void *ctx, struct task *t)
 	/* perf's threads all start at futex 0 and drift apart over a 10 s run; a short
 	 * simulated window matches the drifted state better */
 	if (p->random_start)
-		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->s->rng, p->futexes);
+		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->world->rng, p->futexes);
 	t->target = h->targets[(size_t)t->id * p->futexes + h->next[t->id]];
 	select_program(h, t);
-	task_start(&h->s->tasks, t, t->t);
+	task_start(h->world->tasks, t, t->t);
 }
 
 /* procset: a replaced private hash becomes the one ops use: new buckets, new
@@ -264,7 +264,7 @@ static int setup_processes(struct hashbench *h, struct fs_error *e)
 	const struct hashbench_params *p = h->p;
 	static const struct procset_ops ops = { start_thread, publish };
 
-	if (procset_init(&h->ps, h->s, &p->pp, !p->numa && !p->shared, &ops, h, e) < 0)
+	if (procset_init(&h->ps, h->world, &p->pp, !p->numa && !p->shared, &ops, h, e) < 0)
 		return -1;
 	for (uint32_t q = 0; q < p->pp.processes; q++)
 		if (place_arrays(h, q, e) < 0 || build_programs(h, q, e) < 0)
@@ -277,12 +277,12 @@ static int setup_processes(struct hashbench *h, struct fs_error *e)
 static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 {
 	const struct hashbench_params *p = h->p;
-	struct sim *s = h->s;
+	const struct world *world = h->world;
 
 	for (uint32_t q = 0; q < p->pp.processes; q++) {
-		struct task *t = &s->tasks.v[p->pp.threads + q];
-		const struct task *first = &s->tasks.v[h->ps.v[q].first];
-		uint32_t sem = s->ft.procs[q].mmap_sem;
+		struct task *t = &world->tasks->v[p->pp.threads + q];
+		const struct task *first = &world->tasks->v[h->ps.v[q].first];
+		uint32_t sem = world->ft->procs[q].mmap_sem;
 		struct uop *u = prog_of(h, t->id, PROG_NORMAL);
 
 		if (sem == RWSEM_NONE)
@@ -301,13 +301,13 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 		t->prog = u;
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + PROG_NORMAL] = 4;
 		/* its lines take no target: any one will do */
-		task_note_lines(&s->tasks, t, h->targets, 1);
-		task_start(&s->tasks, t, 0);
+		task_note_lines(world->tasks, t, h->targets, 1);
+		task_start(world->tasks, t, 0);
 	}
 	return 0;
 }
 
-static int setup(struct sim *s, const void *params, void **state, struct fs_error *e)
+static int setup(const struct world *world, const void *params, void **state, struct fs_error *e)
 {
 	const struct hashbench_params *p = params;
 	struct hashbench *h = calloc(1, sizeof(*h));
@@ -315,11 +315,11 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	*state = h;
 	if (!h)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	if (p->numa && s->ft.nglobal < 2)
+	if (p->numa && world->ft->nglobal < 2)
 		return fs_fail(e, FS_ERR_INPUT,
 			       "workload.futex2_numa needs per-node global tables (kernel.global_hash.per_node on a "
 			       "machine with more than one node)");
-	h->s = s;
+	h->world = world;
 	h->p = p;
 	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->pp.threads * p->futexes * sizeof(*h->targets));
 	h->next = calloc(p->pp.threads, sizeof(*h->next));
@@ -331,7 +331,7 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	if (setup_processes(h, e) < 0 || (p->mm_write_rate && setup_mm_writers(h, e) < 0))
 		return -1;
 	for (uint32_t i = 0; i < p->pp.threads; i++)
-		note_lines(h, &s->tasks.v[i]);
+		note_lines(h, &world->tasks->v[i]);
 	procset_start(&h->ps);
 	return 0;
 }

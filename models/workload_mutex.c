@@ -9,8 +9,8 @@
 #include "models/futex_table.h"
 #include "models/procset.h"
 #include "models/usync.h"
-#include "sim/config.h"
-#include "sim/sim.h"
+#include "sim/core/config.h"
+#include "models/world.h"
 
 #define MAX_MUTEXES (1u << 20)
 
@@ -29,7 +29,7 @@ struct mutex_params {
 };
 
 struct mutex_wl {
-	struct sim *s;
+	const struct world *world;
 	const struct mutex_params *p;
 	struct procset ps;
 	struct usync u;
@@ -110,17 +110,17 @@ static uint32_t pick(struct mutex_wl *w, const struct task *t)
 
 	switch (p->pick) {
 	case PICK_ZIPF:
-		return base + (uint32_t)gsl_ran_discrete(w->s->rng, w->zipf);
+		return base + (uint32_t)gsl_ran_discrete(w->world->rng, w->zipf);
 	case PICK_FIXED:
 		return base + t->id % p->mutexes;
 	default:
-		return base + (uint32_t)gsl_rng_uniform_int(w->s->rng, p->mutexes);
+		return base + (uint32_t)gsl_rng_uniform_int(w->world->rng, p->mutexes);
 	}
 }
 
 static void next_lock(struct mutex_wl *w, struct task *t)
 {
-	usync_lock(&w->u, t, pick(w, t), distribution_sample(&w->p->think, w->s->rng));
+	usync_lock(&w->u, t, pick(w, t), distribution_sample(&w->p->think, w->world->rng));
 }
 
 /* procset: thread t starts at its clock. */
@@ -130,7 +130,7 @@ static void thread_started(void *ctx, struct task *t)
 
 	t->uncounted = true;
 	next_lock(w, t);
-	task_start(&w->s->tasks, t, t->t);
+	task_start(w->world->tasks, t, t->t);
 }
 
 /* procset: the process's new private hash, once no op is inside the old one. */
@@ -164,7 +164,7 @@ static int place_mutexes(struct mutex_wl *w, struct fs_error *e)
 	return 0;
 }
 
-static int setup(struct sim *s, const void *params, void **state, struct fs_error *e)
+static int setup(const struct world *world, const void *params, void **state, struct fs_error *e)
 {
 	static const struct procset_ops ops = { thread_started, publish };
 	const struct mutex_params *p = params;
@@ -173,7 +173,7 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 	*state = w;
 	if (!w)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	w->s = s;
+	w->world = world;
 	w->p = p;
 	if (p->pick == PICK_ZIPF) {
 		double *weight = malloc(p->mutexes * sizeof(*weight));
@@ -187,8 +187,8 @@ static int setup(struct sim *s, const void *params, void **state, struct fs_erro
 		if (!w->zipf)
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	}
-	if (procset_init(&w->ps, s, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, s, &w->ps, p->mutexes * (p->up.shared ? 1 : p->pp.processes), 0, &p->up, e) < 0 ||
+	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
+	    usync_init(&w->u, world, &w->ps, p->mutexes * (p->up.shared ? 1 : p->pp.processes), 0, &p->up, e) < 0 ||
 	    place_mutexes(w, e) < 0)
 		return -1;
 	return usync_start(&w->u, &w->ps, e);
@@ -202,12 +202,12 @@ static void op_done(void *state, struct task *t)
 		return;
 	if (usync_holds(&w->u, t)) {
 		/* acquired: one op */
-		task_count_op(&w->s->tasks, t);
-		usync_unlock(&w->u, t, distribution_sample(&w->p->critical, w->s->rng));
+		task_count_op(w->world->tasks, t);
+		usync_unlock(&w->u, t, distribution_sample(&w->p->critical, w->world->rng));
 		return;
 	}
 	if (w->p->acquisitions && w->u.tasks[t->id].acquisitions >= w->p->acquisitions) {
-		task_stop(&w->s->tasks, t);
+		task_stop(w->world->tasks, t);
 		return;
 	}
 	if (procset_exiting(&w->ps, t))

@@ -8,7 +8,7 @@
 #include "models/futex_table.h"
 #include "models/memmap.h"
 #include "models/spinlock.h"
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 #include "sim/sim.h"
 
 /* What the result file's writer gathers per line with traffic (sim/h5out.c:

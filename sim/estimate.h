@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 #include "sim/scenario.h"
 
 struct sim;

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 #include "sim/results.h"
 
 /* What the run's summary looked like. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
 #include "sim/results.h"
@@ -16,7 +16,7 @@
 
 #define MAX_SETS 256
 
-/* Set by SIGINT and SIGTERM; the engine reads it between events (sim/engine.h)
+/* Set by SIGINT and SIGTERM; the engine reads it between events (sim/core/engine.h)
  * and the run then ends with what it has. The program's one piece of global
  * mutable state: a signal handler can reach nothing else. */
 static volatile sig_atomic_t interrupted;

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/config.h"
+#include "sim/core/config.h"
 
 #define MAX_INHERIT_DEPTH 8
 #define MAX_PRESETS 256
@@ -236,7 +236,7 @@ static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct 
 }
 
 /* A map at `key` of `map`, created empty when absent, so that the readers record
- * the defaults of an absent section too (sim/config.h). NULL when `key` holds
+ * the defaults of an absent section too (sim/core/config.h). NULL when `key` holds
  * something else (the parser reports it) or out of memory (*oom set). */
 static struct yt_node *section(struct yt_doc *d, struct yt_node *map, const char *key, bool *oom)
 {

@@ -17,9 +17,9 @@
 #include "models/kernel.h"
 #include "models/machine.h"
 #include "models/workload.h"
-#include "sim/error.h"
-#include "sim/simtime.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/simtime.h"
+#include "sim/core/yamltree.h"
 
 /* Runs are refused beyond this much simulated time (keeps every sum of times far
  * from 2^64 ps). */
@@ -43,7 +43,7 @@ struct scenario {
 	size_t nsets;
 	struct yt_node *given;        /* the file as loaded */
 	struct yt_node *resolved;     /* overrides applied, presets merged in, and every
-					 default a reader used recorded (sim/config.h), so
+					 default a reader used recorded (sim/core/config.h), so
 					 emitting it gives a scenario that runs the same;
 					 docs/results-format.md lists what is not echoed */
 	const char *name;

@@ -75,7 +75,9 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->tasks.timeslice_ps = s->k->timeslice_ps;
 	s->tasks.window_start = s->warmup_end;
 	s->tasks.window_end = s->end;
-	if (sc->wl_type->setup(s, sc->wl_params, &s->wl, e) < 0)
+	s->world = (struct world){ .m = s->m, .k = s->k, .eng = &s->eng, .coh = &s->coh, .mem = &s->mem,
+				   .ft = &s->ft, .tasks = &s->tasks, .rng = s->rng };
+	if (sc->wl_type->setup(&s->world, sc->wl_params, &s->wl, e) < 0)
 		return -1;
 	/* built (cheap next to the run): its programs bound the events */
 	estimate_events(s, &est);

@@ -19,8 +19,9 @@
 #include "models/spinlock.h"
 #include "models/task.h"
 #include "models/workload.h"
-#include "sim/engine.h"
-#include "sim/error.h"
+#include "models/world.h"
+#include "sim/core/engine.h"
+#include "sim/core/error.h"
 #include "sim/scenario.h"
 #include "sim/timeseries.h"
 
@@ -36,6 +37,7 @@ struct sim {
 	struct futex_tables ft;
 	struct tasks tasks;
 	gsl_rng *rng;
+	struct world world;       /* what the workload sees of the above */
 	void *wl;                 /* the workload's state */
 	struct timeseries ts;     /* ops and transfers per output.interval */
 	uint32_t nthreads;        /* tasks 0..nthreads-1 are the workload's reported threads */

@@ -25,9 +25,9 @@
 #include <stdint.h>
 
 #include "models/coherence.h"
-#include "sim/engine.h"
-#include "sim/error.h"
-#include "sim/simtime.h"
+#include "sim/core/engine.h"
+#include "sim/core/error.h"
+#include "sim/core/simtime.h"
 
 #define TS_MAX_AHEAD_BYTES (64u << 20)
 

@@ -2,7 +2,7 @@
  * by its --set overrides). Each one says in its leading comments what futexsim
  * must answer:
  *
- *   # expect-status: 3          the exit status (sim/error.h)
+ *   # expect-status: 3          the exit status (sim/core/error.h)
  *   # expect-at: 5:3            the message starts "futexsim: tests/bad/F.yaml:5:3: "
  *   # expect: unknown key       a fragment the message must contain (repeatable)
  *   # set: workload.threads=9   a --set override to pass (repeatable, in order)

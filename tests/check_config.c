@@ -1,11 +1,11 @@
-/* Tests of sim/config.c: every scalar reader over tables of accepted and
+/* Tests of sim/core/config.c: every scalar reader over tables of accepted and
  * refused spellings, with values and messages worked out by hand. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/config.h"
+#include "sim/core/config.h"
 #include "tests/testutil.h"
 
 #define MAX UINT64_MAX

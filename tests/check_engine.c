@@ -1,9 +1,9 @@
-/* Tests of sim/engine.c: events run in (time, scheduling order) order, handlers
+/* Tests of sim/core/engine.c: events run in (time, scheduling order) order, handlers
  * get their targets, run-ahead is allowed only before the next pending event. */
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 #include "tests/testutil.h"
 
 struct log {

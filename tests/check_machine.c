@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "models/machine.h"
-#include "sim/yamltree.h"
+#include "sim/core/yamltree.h"
 #include "tests/testutil.h"
 
 #define E5_PATH "configs/machines/e5-2650-2s-hw.yaml"

@@ -1,5 +1,5 @@
 /* Tests of the scenario "as resolved": the typed readers record the defaults
- * they use (sim/config.h, yt_note_default), a loaded scenario's resolved tree
+ * they use (sim/core/config.h, yt_note_default), a loaded scenario's resolved tree
  * shows every value of its run, and loading that tree again gives the same run. */
 #include <check.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/config.h"
+#include "sim/core/config.h"
 #include "tests/testutil.h"
 
 static struct yt_node *load(struct yt_doc *d, const char *text)

@@ -1,4 +1,4 @@
-/* Tests of sim/yamltree.c: loading with marks, every rejection, limits, --set,
+/* Tests of sim/core/yamltree.c: loading with marks, every rejection, limits, --set,
  * merge, copy, builders and emit round trips. Expected lines and columns were
  * counted by hand in the inputs below (1-based, as editors show them). */
 #include <check.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/yamltree.h"
+#include "sim/core/yamltree.h"
 #include "tests/testutil.h"
 
 #define ck_assert_contains(haystack, needle)                                                  \

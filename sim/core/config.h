@@ -1,4 +1,4 @@
-/* Typed, checked reading of YAML trees (sim/yamltree.h) into model parameters.
+/* Typed, checked reading of YAML trees (sim/core/yamltree.h) into model parameters.
  *
  * Every reader takes a node, a name for messages and bounds, and either stores a
  * value or fails with "FILE:LINE:COL: NAME: what is wrong (what was expected)".
@@ -31,8 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/error.h"
-#include "sim/yamltree.h"
+#include "sim/core/error.h"
+#include "sim/core/yamltree.h"
 
 #define PS_PER_NS 1000ull
 #define PS_PER_US 1000000ull

@@ -21,7 +21,7 @@ enum fs_status {
 };
 
 /* Where something is in an input: 1-based line and column. `file` is owned by
- * whoever loaded the input (see sim/yamltree.h) and outlives the error. */
+ * whoever loaded the input (see sim/core/yamltree.h) and outlives the error. */
 struct fs_mark {
 	const char *file;
 	unsigned line;

@@ -1,11 +1,11 @@
-/* YAML documents as trees with marks (see sim/yamltree.h).
+/* YAML documents as trees with marks (see sim/core/yamltree.h).
  *
  * libyaml's event parser does the YAML; this file builds the tree as events
  * arrive, so the depth and node limits stop a hostile input before libyaml
  * spends superlinear time on it, and adds the checks libyaml lacks: duplicate
  * keys, anchors/aliases, tags, NUL bytes.
  */
-#include "sim/yamltree.h"
+#include "sim/core/yamltree.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-#include "sim/hugemem.h"
+#include "sim/core/hugemem.h"
 
 #include <stdlib.h>
 #include <string.h>

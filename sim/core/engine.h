@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 struct event {
 	simtime_t time;

@@ -1,4 +1,4 @@
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 #include <stdio.h>
 #include <string.h>

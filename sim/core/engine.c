@@ -1,4 +1,4 @@
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 enum yt_kind { YT_SCALAR, YT_MAP, YT_SEQ };
 
@@ -116,7 +116,7 @@ char *yt_emit_string(const struct yt_node *n);
 /* Default recording, so a scenario "as resolved" shows every value a run used.
  * While it is on for a doc, yt_note_default(map, key, text, quoted) adds
  * `key: text` to `map` (a map of that doc) when `key` is absent; the typed
- * readers of sim/config.h call it with the default they used. The doc owns its
+ * readers of sim/core/config.h call it with the default they used. The doc owns its
  * nodes, so it may extend a map that readers hold as const; off (the default),
  * or for a NULL map or a map of another (or no) doc, it does nothing. Recorded
  * nodes are marked "<default>". -1 only when out of memory. */

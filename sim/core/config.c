@@ -1,11 +1,11 @@
-/* Typed reading of YAML trees (see sim/config.h).
+/* Typed reading of YAML trees (see sim/core/config.h).
  *
  * Numbers are parsed by hand, not with strtoull/strtod: those accept signs,
  * spaces, exponents, "inf" and locale-dependent separators, round silently and
  * report overflow through errno. Here every accepted spelling is listed below
  * and every value is exact or rejected.
  */
-#include "sim/config.h"
+#include "sim/core/config.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -877,7 +877,7 @@ static int member(const struct yt_node *map, const char *key, const struct yt_no
 	return 0;
 }
 
-/* Records the default a reader used for an absent `key` (sim/yamltree.h,
+/* Records the default a reader used for an absent `key` (sim/core/yamltree.h,
  * yt_note_default: only while the doc records defaults). */
 static int used_default(const struct yt_node *map, const char *key, const char *text, bool quoted,
 			struct fs_error *e)
