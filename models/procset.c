@@ -133,7 +133,7 @@ void procset_start(struct procset *ps)
 			if (ps->p->staggered) {
 				engine_schedule(world->eng, i * ps->p->create_interval + at, ps->create_kind, i);
 			} else {
-				world->tasks->v[i].t = at;
+				world->tasks->v[i].clock = at;
 				ps->ops.thread_started(ps->ctx, &world->tasks->v[i]);
 			}
 		}
@@ -170,7 +170,7 @@ bool procset_exiting(struct procset *ps, struct task *t)
 	ps->exits++;
 	task_stop(world->tasks, t);
 	/* pthread_create of its replacement: same CPU, same place in the workload */
-	engine_schedule(world->eng, t->t + ps->p->create_interval, ps->create_kind, t->id);
+	engine_schedule(world->eng, t->clock + ps->p->create_interval, ps->create_kind, t->id);
 	return true;
 }
 
@@ -254,6 +254,6 @@ static void on_create(void *ctx, uint32_t i)
 		hp->publish_due = true;
 		engine_schedule(world->eng, world->eng->now + delay, ps->publish_kind, t->process);
 	}
-	t->t = world->eng->now;
+	t->clock = world->eng->now;
 	ps->ops.thread_started(ps->ctx, t);
 }

@@ -85,12 +85,12 @@ static void runq_push(struct tasks *ts, struct task *t)
 static void cpu_dispatch(struct tasks *ts, struct task *t, simtime_t at)
 {
 	ts->cpu_current[t->cpu] = t->id;
-	if (t->t < at)
-		t->t = at;
-	t->slice_start = t->t;
+	if (t->clock < at)
+		t->clock = at;
+	t->slice_start = t->clock;
 	t->burst_line = COH_NONE;
 	t->state = TS_RUN;
-	engine_schedule(ts->eng, t->t, ts->resume_kind, t->id);
+	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
 
 /* The CPU's task gives it up at `at`: the next runnable task gets it after a
@@ -118,7 +118,7 @@ static void cpu_release(struct tasks *ts, uint32_t cpu, simtime_t at)
 /* A runnable task (started or woken) takes its idle CPU or queues for it. */
 static void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 {
-	t->t = at;
+	t->clock = at;
 	if (t->background) {
 		t->state = TS_RUN;
 		engine_schedule(ts->eng, at, ts->resume_kind, t->id);
@@ -141,7 +141,7 @@ void task_start(struct tasks *ts, struct task *t, simtime_t at)
 void task_stop(struct tasks *ts, struct task *t)
 {
 	if (!t->background && ts->cpu_current[t->cpu] == t->id)
-		cpu_release(ts, t->cpu, t->t);
+		cpu_release(ts, t->cpu, t->clock);
 	t->state = TS_IDLE;
 }
 
@@ -150,17 +150,17 @@ static void task_sleep(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
 	t->state = TS_SLEEP;
-	t->slept_at = t->t;
+	t->slept_at = t->clock;
 	if (!t->background)
-		cpu_release(ts, t->cpu, t->t);
+		cpu_release(ts, t->cpu, t->clock);
 }
 
 /* At the end of an op: a task that has used its slice lets the next runnable one run. */
 static bool task_preempted(struct tasks *ts, struct task *t)
 {
-	if (t->background || ts->runq_head[t->cpu] == TASK_NONE || t->t - t->slice_start < ts->timeslice_ps)
+	if (t->background || ts->runq_head[t->cpu] == TASK_NONE || t->clock - t->slice_start < ts->timeslice_ps)
 		return false;
-	cpu_release(ts, t->cpu, t->t);
+	cpu_release(ts, t->cpu, t->clock);
 	runq_push(ts, t);
 	return true;
 }
@@ -224,16 +224,16 @@ static inline simtime_t work_time(const struct tasks *ts, const struct task *t, 
 /* Brings the engine clock to the task's clock, or hands over to the engine. */
 static bool catch_up(struct tasks *ts, struct task *t)
 {
-	if (t->t == ts->eng->now)
+	if (t->clock == ts->eng->now)
 		return true;
-	if (t->t >= ts->window_end) {
+	if (t->clock >= ts->window_end) {
 		task_stop(ts, t);
 		return false;
 	}
-	if (engine_try_advance(ts->eng, t->t))
+	if (engine_try_advance(ts->eng, t->clock))
 		return true;
 	t->state = TS_RUN;
-	engine_schedule(ts->eng, t->t, ts->resume_kind, t->id);
+	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 	return false;
 }
 
@@ -246,11 +246,11 @@ static bool line_access(struct tasks *ts, struct task *t, uint32_t line, enum ac
 {
 	simtime_t cost;
 
-	if (t->t != ts->eng->now) {
+	if (t->clock != ts->eng->now) {
 		bool burst = line == t->burst_line;
 
 		if ((burst || ts->coh->lines[line].solo == t->id) &&
-		    coh_access_ahead(ts->coh, line, t->id, t->cpu, kind, t->t, burst, &cost))
+		    coh_access_ahead(ts->coh, line, t->id, t->cpu, kind, t->clock, burst, &cost))
 			goto done;
 		if (!catch_up(ts, t))
 			return false;
@@ -260,7 +260,7 @@ static bool line_access(struct tasks *ts, struct task *t, uint32_t line, enum ac
 		return false;
 	}
 done:
-	t->t += cost;
+	t->clock += cost;
 	t->burst_line = line;
 	return true;
 }
@@ -308,7 +308,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 		return false;
 	}
 	lock_taken(ts, t, lock);
-	t->t += cost;
+	t->clock += cost;
 	return true;
 }
 
@@ -336,7 +336,7 @@ static enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint3
 			spin(ts, t);
 			return LOCK_WAITING;
 		default: /* MCS slow path: set up the per-CPU node, then trylock and xchg */
-			t->t += work_time(ts, t, t->prog[t->pc].work_ps);
+			t->clock += work_time(ts, t, t->prog[t->pc].work_ps);
 			t->burst_line = COH_NONE;
 			t->lock_stage = LS_TRYREAD;
 			return LOCK_NEXT;
@@ -574,7 +574,7 @@ static void walk_after_access(struct tasks *ts, struct task *t)
 	case WS_READ:
 		w = &ts->v[t->walk_cur];
 		/* futex_match and the list step cost local work for every entry */
-		t->t += work_time(ts, t, u->work_ps);
+		t->clock += work_time(ts, t, u->work_ps);
 		t->chain_walked++;
 		if (w->waiting_on == t->word) {
 			t->walk_taken = t->walk_cur;
@@ -680,8 +680,8 @@ static void op_complete(struct tasks *ts, struct task *t)
 {
 	/* a loop of programs that take no time would never let simulated time pass
 	 * (and never return to the engine): stop the run instead */
-	if (t->t != t->last_op_t) {
-		t->last_op_t = t->t;
+	if (t->clock != t->last_op_t) {
+		t->last_op_t = t->clock;
 		t->ops_same_time = 0;
 	} else if (++t->ops_same_time > TASK_MAX_OPS_SAME_TIME) {
 		ts->stalled = true;
@@ -693,7 +693,7 @@ static void op_complete(struct tasks *ts, struct task *t)
 	if (!t->uncounted)
 		task_count_op(ts, t);
 	t->pc = 0;
-	if (t->t >= ts->window_end) {
+	if (t->clock >= ts->window_end) {
 		task_stop(ts, t);
 		return;
 	}
@@ -718,12 +718,12 @@ static void run(struct tasks *ts, struct task *t)
 		switch (u->kind) {
 		case UOP_WORK:
 			if (u->operand == OPND_RANDOM_EXP)
-				t->t += (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
+				t->clock += (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
 			else if (u->operand == OPND_TASK_WORK)
 				/* the workload's draw, and fixed work merged into this micro-op */
-				t->t += work_time(ts, t, t->work_ps + u->work_ps);
+				t->clock += work_time(ts, t, t->work_ps + u->work_ps);
 			else
-				t->t += work_time(ts, t, u->work_ps);
+				t->clock += work_time(ts, t, u->work_ps);
 			t->burst_line = COH_NONE;
 			t->pc++;
 			break;
@@ -828,7 +828,7 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	struct task *t = &ts->v[task];
 
 	(void)line;
-	t->t = ts->eng->now;
+	t->clock = ts->eng->now;
 	switch (t->state) {
 	case TS_ACCESS:
 		t->pc++;
@@ -900,6 +900,6 @@ static void on_handoff(void *ctx, uint32_t task)
 	struct tasks *ts = ctx;
 	struct task *t = &ts->v[task];
 
-	t->t = ts->eng->now;
+	t->clock = ts->eng->now;
 	spin(ts, t);
 }

@@ -64,7 +64,7 @@ struct task {
 	uint32_t cpu, core, node;
 	uint32_t process;
 	uint8_t state;
-	simtime_t t;                  /* the task's clock (>= engine now while it runs) */
+	simtime_t clock;              /* the task's clock (>= engine now while it runs) */
 	const struct uop *prog;
 	uint32_t nuops, pc;
 	struct op_target target;      /* what the current op touches */
@@ -161,7 +161,7 @@ void tasks_reset_stats(struct tasks *ts);
 /* Whether task t's clock is inside the measuring window (what counters count). */
 static inline bool task_in_window(const struct tasks *ts, const struct task *t)
 {
-	return t->t >= ts->window_start && t->t < ts->window_end;
+	return t->clock >= ts->window_start && t->clock < ts->window_end;
 }
 
 /* Counts one op of task `t` at its clock (when inside the measuring window), for

@@ -270,7 +270,7 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	/* a wake that finds no waiters skips its walk: nothing woken */
 	t->walk_woken = t->walk_moved = 0;
 	u->tasks[t->id].in_kernel = p >= UP_WAIT;
-	u->tasks[t->id].call_start = t->t;
+	u->tasks[t->id].call_start = t->clock;
 	if (p >= UP_WAIT && task_in_window(u->world->tasks, t)) {
 		u->tasks[t->id].futex_calls++;
 		t->futex_calls++;
@@ -301,7 +301,7 @@ static void acquired(struct usync *u, struct task *t)
 	m->owner = t->id;
 	ut->acquisitions++;
 	if (task_in_window(u->world->tasks, t))
-		gsl_histogram_increment(u->latency, (double)(t->t - ut->lock_started));
+		gsl_histogram_increment(u->latency, (double)(t->clock - ut->lock_started));
 }
 
 static void begin_lock(struct usync *u, struct task *t, uint32_t mutex, bool cond_lock, simtime_t work)
@@ -309,7 +309,7 @@ static void begin_lock(struct usync *u, struct task *t, uint32_t mutex, bool con
 	struct usync_task *ut = &u->tasks[t->id];
 
 	ut->mutex = mutex;
-	ut->lock_started = t->t + work;
+	ut->lock_started = t->clock + work;
 	ut->phase = (uint8_t)(ut->phase << PH_RETURN_SHIFT | PH_LOCK_CAS);
 	user_atomic(u, t, UP_CAS, &u->mutexes[mutex].f, 0, cond_lock ? 2 : 1, work);
 }
@@ -385,7 +385,7 @@ static void wake_done(struct usync *u, struct task *t)
 {
 	struct usync_task *ut = &u->tasks[t->id];
 
-	count(u, t, &ut->wake_ps, t->t - ut->call_start);
+	count(u, t, &ut->wake_ps, t->clock - ut->call_start);
 	count(u, t, &ut->wake_calls, 1);
 }
 

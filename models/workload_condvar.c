@@ -230,7 +230,7 @@ static void thread_started(void *ctx, struct task *t)
 
 	t->uncounted = true;
 	lock(w, t, distribution_sample(&w->p->work, w->world->rng));
-	task_start(w->world->tasks, t, t->t);
+	task_start(w->world->tasks, t, t->clock);
 }
 
 static bool publish(void *ctx, uint32_t pid)

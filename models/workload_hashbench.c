@@ -242,7 +242,7 @@ static void start_thread(void *ctx, struct task *t)
 		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->world->rng, p->futexes);
 	t->target = h->targets[(size_t)t->id * p->futexes + h->next[t->id]];
 	select_program(h, t);
-	task_start(h->world->tasks, t, t->t);
+	task_start(h->world->tasks, t, t->clock);
 }
 
 /* procset: a replaced private hash becomes the one ops use: new buckets, new

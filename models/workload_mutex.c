@@ -130,7 +130,7 @@ static void thread_started(void *ctx, struct task *t)
 
 	t->uncounted = true;
 	next_lock(w, t);
-	task_start(w->world->tasks, t, t->t);
+	task_start(w->world->tasks, t, t->clock);
 }
 
 /* procset: the process's new private hash, once no op is inside the old one. */

@@ -25,7 +25,7 @@ static void wl_op_done(void *ctx, struct task *t)
 }
 
 /* Called for every op counted (a program, or what the workload counts itself) at
- * its completion time t->t (models/task.h); the time series takes exactly the
+ * its completion time t->clock (models/task.h); the time series takes exactly the
  * ones task->ops counts: those inside the window (an op may complete past its
  * end, and would land in a last interval shorter than output.interval). */
 static void op_counted(void *ctx, struct task *t)
@@ -33,7 +33,7 @@ static void op_counted(void *ctx, struct task *t)
 	struct sim *s = ctx;
 
 	if (t->id < s->nthreads && task_in_window(&s->tasks, t))
-		ts_note_op(&s->ts, t->id, t->t);
+		ts_note_op(&s->ts, t->id, t->clock);
 }
 
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
