@@ -347,12 +347,12 @@ static int resize_window(const struct claim *c, double *in, double *after, uint6
 		uint32_t running = 0;
 
 		for (uint32_t i = 0; i < a.s.nthreads; i++) {
-			ops0 += a.s.tasks.v[i].ops_total;
+			ops0 += a.s.tasks.v[i].programs_run;
 			running += a.s.tasks.v[i].state != TS_IDLE;
 		}
 		sim_advance(&a.s, t);
 		for (uint32_t i = 0; i < a.s.nthreads; i++)
-			ops1 += a.s.tasks.v[i].ops_total;
+			ops1 += a.s.tasks.v[i].programs_run;
 		at1 = transfers_of_field(&a.s, "futex_atomic");
 		if (running < 8) /* too few threads to tell the two regimes apart */
 			continue;

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "models/futex_table.h"
-#include "sim/core/config.h"
 #include "models/world.h"
+#include "sim/core/config.h"
 
 /* How long a refused publish waits before trying again: about one futex op [A]. */
 #define PUBLISH_RETRY_PS 1000000ull

@@ -1,26 +1,27 @@
-/* Simulated tasks (threads pinned to CPUs) and the executor of their programs.
+/* Simulated tasks (threads pinned to CPUs) and the interpreter of their programs.
  *
- * A task runs a program of micro-operations (models/futex_path.h) for one futex
- * operation at a time. Local work only advances the task's own clock; anything
- * that touches shared state (a line access, a spinlock) happens at the engine's
- * current time. When the task's clock is ahead, it runs on without an event if no
- * other event is due first (the result is the same as scheduling one), otherwise
- * it schedules a resume. It also runs ahead of the engine on a line nobody else
- * uses, and through back-to-back accesses to one line (models/coherence.h,
- * coh_access_ahead). Waiting for a line, a lock hand-off or a re-read costs no
- * events until the coherence model grants it.
+ * Words: a *program* is the list of micro-operations (models/futex_path.h) a
+ * task runs for one futex call or one user-space step; a *micro-op* is one
+ * instruction of it (local work, a line access, a lock, ...); an *access* is one
+ * load, store or RMW of a cache line (models/coherence.h); an *op* is what the
+ * workload counts: one program for hash-bench, one lock acquisition for mutex.
  *
- * CPUs: each task has one; several may share it. A CPU runs one task at a time;
- * the others wait in its run queue (FIFO). The running task gives the CPU up when
- * it sleeps (the next runnable one runs after context_switch_ps, or the CPU idles)
- * or, at the end of an op, when it has run for timeslice_ps and others wait. A
- * woken task runs wakeup_latency_ps after its waker on an idle CPU (IPI, idle
- * exit), or joins the run queue. Background tasks run beside the CPU's tasks.
+ * A task runs one program at a time. Local work only advances the task's own
+ * clock; anything that touches shared state (a line access, a spinlock) happens
+ * at the engine's current time. When the task's clock is ahead, it runs on
+ * without an event if no other event is due first (the result is the same as
+ * scheduling one), otherwise it schedules a resume. It also runs ahead of the
+ * engine on a line nobody else uses, and through back-to-back accesses to one
+ * line (coh_access_ahead). Waiting for a line, a lock hand-off or a re-read
+ * costs no events until the coherence model grants it (tasks_on_grant).
  *
- * Local work takes machine.smt_slowdown longer while another hardware thread of
- * the same core is busy. Ops completing in the measuring window are counted per
- * task. After each op the workload's op_done hook sets the next op (target and
- * program) or stops the task.
+ * The executor is split by concept: this interpreter (task.c), the CPUs and run
+ * queues (task_cpu.h), the inline access helpers (task_access.h), the lock
+ * protocols (task_lock.h) and the futex queues with their wake and requeue walks
+ * (futex_queue.h). Local work takes machine.smt_slowdown longer while another
+ * hardware thread of the same core is busy. Ops completing in the measuring
+ * window are counted per task. After each program the workload's program_done
+ * hook sets the next program and target, or stops the task.
  */
 #ifndef FUTEXSIM_TASK_H
 #define FUTEXSIM_TASK_H
@@ -57,7 +58,7 @@ enum task_state {
 #define TASK_NONE UINT32_MAX
 
 struct task;
-typedef void (*task_op_done_fn)(void *ctx, struct task *t);
+typedef void (*task_hook_fn)(void *ctx, struct task *t);
 
 struct task {
 	uint32_t id;
@@ -67,9 +68,9 @@ struct task {
 	simtime_t clock;              /* the task's clock (>= engine now while it runs) */
 	const struct uop *prog;
 	uint32_t nuops, pc;
-	struct op_target target;      /* what the current op touches */
+	struct op_target target;      /* what the current program touches */
 	uint32_t burst_line;          /* line of the previous micro-op if nothing came between */
-	uint8_t lock_stage;           /* the next access of a lock micro-op (task.c) */
+	uint8_t lock_stage;           /* the next access of a lock micro-op (enum lock_stage) */
 	uint32_t lock, lock_line;     /* the spinlock of the lock/unlock micro-op in progress */
 	uint8_t locks_held;           /* bucket locks it holds (0 to 2) */
 	bool background;              /* not one of the workload's threads: never counts as busy */
@@ -78,7 +79,7 @@ struct task {
 	uint32_t runq_next;           /* next task in its CPU's run queue */
 	simtime_t slice_start;        /* when it last got its CPU */
 
-	/* the current futex op's arguments, set by the workload */
+	/* the current futex call's arguments, set by the workload */
 	struct futex_word *word;      /* uaddr (user atomics act on it too) */
 	struct futex_word *word2;     /* uaddr2 of a requeue */
 	struct op_target target2;     /* uaddr2's table and bucket */
@@ -95,10 +96,13 @@ struct task {
 	bool wake_pending;            /* woken before it went to sleep: do not sleep */
 	simtime_t slept_at;
 
-	/* a chain walk in progress (UOP_WALK) */
-	uint32_t walk_prev, walk_cur, walk_taken;
-	uint8_t walk_stage;
-	uint32_t walk_woken, walk_moved;
+	/* a chain walk in progress (UOP_WALK, models/futex_queue.h) */
+	struct chain_walk {
+		uint32_t prev, cur;   /* the entry before the one it visits, and that one */
+		uint32_t taken;       /* the entry it is unlinking */
+		uint8_t stage;        /* enum walk_stage */
+		uint32_t woken, moved;/* waiters woken and requeued by this walk */
+	} walk;
 
 	/* counters for reports */
 	uint64_t wakeups;             /* times it was woken from a futex wait */
@@ -108,9 +112,9 @@ struct task {
 	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
-	uint32_t ops_same_time;       /* programs completed in a row without its clock moving */
-	simtime_t last_op_t;          /* its clock when it last completed one */
-	uint64_t ops_total;
+	uint32_t programs_same_time;  /* programs completed in a row without its clock moving */
+	simtime_t last_program_clock; /* its clock when it last completed one */
+	uint64_t programs_run;        /* programs completed, warm-up included */
 };
 
 struct tasks {
@@ -134,21 +138,23 @@ struct tasks {
 	uint32_t resume_kind, handoff_kind, wake_kind;
 	simtime_t window_start, window_end; /* ops are counted when they complete inside */
 
-	task_op_done_fn op_done;
-	void *op_done_ctx;
-	task_op_done_fn op_counted;   /* every counted op (for time series) */
+	task_hook_fn program_done;    /* the workload's: sets the next program, or stops the task */
+	void *program_done_ctx;
+	task_hook_fn op_counted;   /* every counted op (for time series) */
 	void *op_counted_ctx;
 	bool stalled;                 /* a task's programs stopped advancing its clock: run stopped */
 };
 
 /* Programs a task may complete in a row without its clock moving before the run
  * is stopped as stalled (a design whose every cost is 0 on some loop). */
-#define TASK_MAX_OPS_SAME_TIME 100000u
+#define TASK_MAX_PROGRAMS_SAME_TIME 100000u
 
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n);
 /* Second stage, once the coherence and lock models exist (they need the task count). */
-void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines,
-		  task_op_done_fn op_done, void *ctx);
+void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines);
+/* Third, once the workload exists: its hook for every program completed before
+ * the window's end (it sets the task's next program and target, or stops it). */
+void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *ctx);
 void tasks_free(struct tasks *ts);
 
 /* The coherence model's grant callback (ctx = struct tasks *). */
@@ -168,19 +174,13 @@ static inline bool task_in_window(const struct tasks *ts, const struct task *t)
  * workloads that count ops themselves (t->uncounted). */
 void task_count_op(struct tasks *ts, struct task *t);
 
-/* Whether t holds a bucket lock or is on its way to one. */
-bool task_in_bucket_lock(const struct task *t);
-
-/* Moves a queued waiter to another bucket's chain (a private hash resize). */
-void task_chain_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket);
-
 /* Declares to the coherence model every line task `t` may touch: its program
  * run against each of `ntargets` targets. Needed for running ahead on solo lines. */
 void task_note_lines(struct tasks *ts, const struct task *t, const struct op_target *targets, uint32_t ntargets);
 
-/* Starts task `t` (its first op already set) at time `at`. */
+/* Starts task `t` (its first program already set) at time `at`. */
 void task_start(struct tasks *ts, struct task *t, simtime_t at);
-/* Stops a task at the end of its current op (from op_done). */
+/* Stops a task at the end of its current program (from program_done). */
 void task_stop(struct tasks *ts, struct task *t);
 
 #endif

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/futex_queue.h"
 #include "models/futex_table.h"
-#include "sim/core/config.h"
+#include "models/task_lock.h"
 #include "models/world.h"
+#include "sim/core/config.h"
 
 /* The phases of a protocol: what the task's current program is doing. */
 enum phase {
@@ -268,7 +270,7 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	t->word = &f->w;
 	t->target = f->target;
 	/* a wake that finds no waiters skips its walk: nothing woken */
-	t->walk_woken = t->walk_moved = 0;
+	t->walk.woken = t->walk.moved = 0;
 	u->tasks[t->id].in_kernel = p >= UP_WAIT;
 	u->tasks[t->id].call_start = t->clock;
 	if (p >= UP_WAIT && task_in_window(u->world->tasks, t)) {
@@ -448,7 +450,7 @@ bool usync_step(struct usync *u, struct task *t)
 		count(u, t, &ut->wakes, 1);
 		return false;
 	case PH_UNLOCK_WAKE:
-		count(u, t, &ut->woken, t->walk_woken);
+		count(u, t, &ut->woken, t->walk.woken);
 		wake_done(u, t);
 		return phase_done(u, t);
 	case PH_CW_READ:
@@ -490,8 +492,8 @@ bool usync_step(struct usync *u, struct task *t)
 	case PH_CS_WAKE:
 	case PH_CS_REQUEUE:
 		wake_done(u, t);
-		count(u, t, &ut->woken, t->walk_woken);
-		count(u, t, &ut->moved, t->walk_moved);
+		count(u, t, &ut->woken, t->walk.woken);
+		count(u, t, &ut->moved, t->walk.moved);
 		break;
 	default: /* PH_CW_RELOCK: back from the lock */
 		break;
@@ -547,7 +549,7 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 		if (t->waiting_on && !t->waiting_on->shared) {
 			const struct op_target *to = &futex_of(t->waiting_on)->target;
 
-			task_chain_move(world->tasks, t, to->table, to->bucket);
+			futexq_move(world->tasks, t, to->table, to->bucket);
 		}
 		if (t->word && !t->word->shared)
 			t->target = futex_of(t->word)->target;

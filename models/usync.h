@@ -17,7 +17,7 @@
  * Every user atomic is an access to the word's cache line; futex calls run the
  * kernel design's paths (models/futex_path.h).
  *
- * A workload starts a protocol on a task (usync_lock, ...) and, from its op_done
+ * A workload starts a protocol on a task (usync_lock, ...) and, from its program_done
  * hook, calls usync_step after each of the task's programs: each call sets the
  * task's next program, until the protocol is done. The module checks mutual exclusion
  * (a second owner counts as a violation and, in FUTEXSIM_DEBUG builds, aborts).
@@ -123,7 +123,7 @@ void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t
 void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
 			  simtime_t work);
 
-/* From op_done, after each program of a protocol: advances the protocol and
+/* From program_done, after each program of a protocol: advances the protocol and
  * sets the next program. True when the protocol has finished (a lock is then
  * held: usync_holds; its latency is recorded). */
 bool usync_step(struct usync *u, struct task *t);

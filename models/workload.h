@@ -55,7 +55,7 @@ struct workload_type {
 	uint32_t (*nthreads)(const void *params); /* the first nthreads tasks are the threads
 						     reported; the rest do background work */
 	int (*setup)(const struct world *world, const void *params, void **state, struct fs_error *e);
-	void (*op_done)(void *state, struct task *t);
+	void (*program_done)(void *state, struct task *t);
 	/* perf's own header line ("Run summary ...") and per-thread label */
 	void (*print_header)(const void *params, double secs, FILE *out);
 	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);

@@ -7,8 +7,8 @@
 #include "models/distribution.h"
 #include "models/procset.h"
 #include "models/usync.h"
-#include "sim/core/config.h"
 #include "models/world.h"
+#include "sim/core/config.h"
 
 #define MAX_GROUPS (1u << 16)
 #define GROUP_BYTES 128u /* a group's struct: mutex (40 B), conditions (48 B each) */
@@ -289,7 +289,7 @@ static void holding(struct condvar_wl *w, struct task *t)
 	}
 }
 
-static void op_done(void *state, struct task *t)
+static void program_done(void *state, struct task *t)
 {
 	struct condvar_wl *w = state;
 	struct thread_state *th = &w->th[t->id];
@@ -304,8 +304,8 @@ static void op_done(void *state, struct task *t)
 		return;
 	case ST_NOTIFY:
 		if (th->role == ROLE_BARRIER && task_in_window(w->world->tasks, t)) {
-			g->woken += t->walk_woken;
-			g->moved += t->walk_moved;
+			g->woken += t->walk.woken;
+			g->moved += t->walk.moved;
 		}
 		unlock(w, t);
 		return;
@@ -417,7 +417,7 @@ const struct workload_type workload_condvar = {
 	.ntasks = nthreads,
 	.nthreads = nthreads,
 	.setup = setup,
-	.op_done = op_done,
+	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.figures = figures,

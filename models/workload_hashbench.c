@@ -5,9 +5,9 @@
 
 #include "models/futex_table.h"
 #include "models/procset.h"
+#include "models/world.h"
 #include "sim/core/config.h"
 #include "sim/core/hugemem.h"
-#include "models/world.h"
 
 #define MAX_FUTEXES (1u << 20)
 #define MAX_UOPS 64u
@@ -336,7 +336,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 	return 0;
 }
 
-static void op_done(void *state, struct task *t)
+static void program_done(void *state, struct task *t)
 {
 	struct hashbench *h = state;
 	uint32_t j;
@@ -403,7 +403,7 @@ const struct workload_type workload_hashbench = {
 	.ntasks = ntasks,
 	.nthreads = nthreads,
 	.setup = setup,
-	.op_done = op_done,
+	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.free_state = free_state,

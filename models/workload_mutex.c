@@ -9,8 +9,8 @@
 #include "models/futex_table.h"
 #include "models/procset.h"
 #include "models/usync.h"
-#include "sim/core/config.h"
 #include "models/world.h"
+#include "sim/core/config.h"
 
 #define MAX_MUTEXES (1u << 20)
 
@@ -194,7 +194,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 	return usync_start(&w->u, &w->ps, e);
 }
 
-static void op_done(void *state, struct task *t)
+static void program_done(void *state, struct task *t)
 {
 	struct mutex_wl *w = state;
 
@@ -262,7 +262,7 @@ const struct workload_type workload_mutex = {
 	.ntasks = nthreads,
 	.nthreads = nthreads,
 	.setup = setup,
-	.op_done = op_done,
+	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.figures = figures,

@@ -207,7 +207,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->perf_line = capture(print_thread, &ta);
 		per_thread[i] = tr->ops_per_sec;
 		r->total_ops += t->ops;
-		r->ops_simulated += t->ops_total;
+		r->ops_simulated += t->programs_run;
 		if (!tr->perf_line) {
 			free(per_thread);
 			return -1;

@@ -16,14 +16,6 @@ static void on_control(void *ctx, uint32_t target)
 	tasks_reset_stats(&s->tasks);
 }
 
-/* A task's program completed before the window's end: the workload sets its next one. */
-static void wl_op_done(void *ctx, struct task *t)
-{
-	struct sim *s = ctx;
-
-	s->sc->wl_type->op_done(s->wl, t);
-}
-
 /* Called for every op counted (a program, or what the workload counts itself) at
  * its completion time t->clock (models/task.h); the time series takes exactly the
  * ones task->ops counts: those inside the window (an op may complete past its
@@ -65,7 +57,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->control_kind = engine_register(&s->eng, on_control, s);
 	if (futex_tables_init(&s->ft, s->k, s->m, &s->mem, &s->locks, &s->rwsems, e) < 0)
 		return -1;
-	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines, wl_op_done, s);
+	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines);
 	s->tasks.rwsems = &s->rwsems;
 	s->tasks.op_counted = op_counted;
 	s->tasks.op_counted_ctx = s;
@@ -79,6 +71,8 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 				   .ft = &s->ft, .tasks = &s->tasks, .rng = s->rng };
 	if (sc->wl_type->setup(&s->world, sc->wl_params, &s->wl, e) < 0)
 		return -1;
+	/* each completed program goes straight to the workload, which sets the next */
+	tasks_set_program_done(&s->tasks, sc->wl_type->program_done, s->wl);
 	/* built (cheap next to the run): its programs bound the events */
 	estimate_events(s, &est);
 	return estimate_check_events(sc, &est, e);
@@ -111,7 +105,7 @@ int sim_finish(struct sim *s, struct fs_error *e)
 		return fs_fail(e, FS_ERR_INPUT,
 			       "simulated time stopped at %.6g ms: a thread completed %u operations in a row that "
 			       "took no simulated time (expected costs that add up to more than 0 on every loop)",
-			       (double)s->eng.now / 1e9, TASK_MAX_OPS_SAME_TIME);
+			       (double)s->eng.now / 1e9, TASK_MAX_PROGRAMS_SAME_TIME);
 	/* stopped by the flag with work left before the end (not just flagged late) */
 	s->interrupted = s->eng.interrupt && *s->eng.interrupt && engine_next_time(&s->eng) < s->end;
 	return ts_finish(&s->ts, s->interrupted, e);

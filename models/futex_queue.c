@@ -1,0 +1,192 @@
+#include "models/futex_queue.h"
+
+#include "models/task_access.h"
+#include "models/task_cpu.h"
+
+void futexq_waiters_done(struct task *t)
+{
+	const struct uop *u = &t->prog[t->pc];
+	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
+	uint32_t *count = &which->table->waiters[which->bucket];
+
+	if (u->arg)
+		(*count)++;
+	else if (*count)
+		(*count)--;
+	t->pc++;
+	t->state = TS_RUN;
+}
+
+static void chain_append(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
+{
+	t->chain_next = FUTEX_CHAIN_END;
+	if (table->chain_tail[bucket] == FUTEX_CHAIN_END)
+		table->chain_head[bucket] = t->id;
+	else
+		ts->v[table->chain_tail[bucket]].chain_next = t->id;
+	table->chain_tail[bucket] = t->id;
+	t->wait_table = table;
+	t->wait_bucket = bucket;
+}
+
+/* Unlinks waiter `w` (whose predecessor in the chain is `prev`, or none). */
+static void chain_unlink(struct tasks *ts, struct task *w, uint32_t prev)
+{
+	const struct futex_table *table = w->wait_table;
+	uint32_t b = w->wait_bucket;
+
+	if (prev == FUTEX_CHAIN_END)
+		table->chain_head[b] = w->chain_next;
+	else
+		ts->v[prev].chain_next = w->chain_next;
+	if (table->chain_tail[b] == w->id)
+		table->chain_tail[b] = prev;
+	w->chain_next = FUTEX_CHAIN_END;
+}
+
+void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
+{
+	uint32_t prev = FUTEX_CHAIN_END;
+
+	for (uint32_t c = t->wait_table->chain_head[t->wait_bucket]; c != t->id; c = ts->v[c].chain_next)
+		prev = c;
+	chain_unlink(ts, t, prev);
+	if (t->wait_table->waiters[t->wait_bucket])
+		t->wait_table->waiters[t->wait_bucket]--;
+	chain_append(ts, t, table, bucket);
+	table->waiters[bucket]++;
+}
+
+/* Wakes a futex waiter: at once if it has not gone to sleep yet. */
+static void futex_wake_task(struct tasks *ts, struct task *w)
+{
+	w->waiting_on = NULL;
+	w->wakeups++;
+	if (w->state == TS_SLEEP) {
+		task_wake(ts, w);
+	} else {
+		w->wake_pending = true;
+	}
+}
+
+void futexq_walk_start(struct task *t)
+{
+	t->walk.prev = FUTEX_CHAIN_END;
+	t->walk.cur = t->target.table->chain_head[t->target.bucket];
+	t->walk.woken = t->walk.moved = 0;
+	t->walk.stage = t->walk.cur == FUTEX_CHAIN_END ? WS_DONE : WS_READ;
+}
+
+/* The line the current stage accesses and how, or false when the stage has none. */
+static bool walk_line(const struct tasks *ts, const struct task *t, uint32_t *line, enum access_kind *kind)
+{
+	switch (t->walk.stage) {
+	case WS_READ:
+		*line = ts->v[t->walk.cur].q_line;
+		*kind = ACCESS_READ;
+		return *line != COH_NONE;
+	case WS_UNLINK:
+		*line = futex_table_line(t->target.table, t->target.bucket, BF_CHAIN);
+		*kind = ACCESS_WRITE;
+		return true;
+	case WS_DEC:
+		*line = futex_table_line(t->target.table, t->target.bucket, BF_WAITERS);
+		*kind = ACCESS_RMW;
+		return *line != COH_NONE;
+	case WS_LINK2:
+		*line = futex_table_line(t->target2.table, t->target2.bucket, BF_CHAIN);
+		*kind = ACCESS_WRITE;
+		return true;
+	case WS_INC2:
+		*line = futex_table_line(t->target2.table, t->target2.bucket, BF_WAITERS);
+		*kind = ACCESS_RMW;
+		return *line != COH_NONE;
+	default:
+		return false;
+	}
+}
+
+/* What happens once the current stage's access is done. */
+void futexq_walk_access_done(struct tasks *ts, struct task *t)
+{
+	const struct uop *u = &t->prog[t->pc];
+	bool requeue = u->arg != 0;
+	struct task *w;
+
+	t->state = TS_RUN;
+	switch (t->walk.stage) {
+	case WS_READ:
+		w = &ts->v[t->walk.cur];
+		/* futex_match and the list step cost local work for every entry */
+		t->clock += work_time(ts, t, u->work_ps);
+		t->chain_walked++;
+		if (w->waiting_on == t->word) {
+			t->walk.taken = t->walk.cur;
+			t->walk.stage = WS_UNLINK;
+		} else {
+			t->walk.prev = t->walk.cur;
+			t->walk.cur = w->chain_next;
+		}
+		break;
+	case WS_UNLINK:
+		w = &ts->v[t->walk.taken];
+		t->walk.cur = w->chain_next;
+		chain_unlink(ts, w, t->walk.prev);
+		t->walk.stage = WS_DEC;
+		break;
+	case WS_DEC:
+		if (t->target.table->waiters[t->target.bucket])
+			t->target.table->waiters[t->target.bucket]--;
+		if (t->walk.woken < t->nwake) {
+			futex_wake_task(ts, &ts->v[t->walk.taken]);
+			t->walk.woken++;
+			t->walk.stage = WS_READ;
+		} else {
+			t->walk.stage = WS_LINK2;
+		}
+		break;
+	case WS_LINK2:
+		w = &ts->v[t->walk.taken];
+		chain_append(ts, w, t->target2.table, t->target2.bucket);
+		w->waiting_on = t->word2;
+		t->walk.stage = WS_INC2;
+		break;
+	case WS_INC2:
+		t->target2.table->waiters[t->target2.bucket]++;
+		t->walk.moved++;
+		t->requeued++;
+		t->walk.stage = WS_READ;
+		break;
+	default:
+		break;
+	}
+	/* stop at the chain's end or when there is nothing left to take */
+	if (t->walk.stage == WS_READ &&
+	    (t->walk.cur == FUTEX_CHAIN_END ||
+	     (t->walk.woken >= t->nwake && (!requeue || t->walk.moved >= t->nrequeue))))
+		t->walk.stage = WS_DONE;
+}
+
+/* Runs the walk until it waits for a line or ends (then the micro-op is done). */
+bool futexq_walk_run(struct tasks *ts, struct task *t)
+{
+	for (;;) {
+		uint32_t line;
+		enum access_kind kind;
+
+		if (t->walk.stage == WS_DONE) {
+			t->walk.stage = WS_START;
+			t->pc++;
+			return true;
+		}
+		if (walk_line(ts, t, &line, &kind) && !line_access(ts, t, line, kind, TS_WALK_ACCESS))
+			return false;
+		futexq_walk_access_done(ts, t);
+	}
+}
+
+void futexq_enqueue(struct tasks *ts, struct task *t)
+{
+	chain_append(ts, t, t->target.table, t->target.bucket);
+	t->waiting_on = t->word;
+}

@@ -1,0 +1,48 @@
+/* Futex queues: the waiters hashed to each bucket, as chains of tasks, and
+ * what futex ops do to them: the waiters count, queueing a waiter, waking
+ * waiters and requeueing them to another bucket by walking a chain.
+ *
+ * A walk (UOP_WALK) visits the target bucket's chain in order; for each entry
+ * it reads the waiter's futex_q (its line) and, for one waiting on the op's
+ * word, unlinks it (a write to the chain's line), decrements the waiters count
+ * (an RMW) and wakes it, up to nwake; a requeue then links up to nrequeue more
+ * into the second bucket's chain and increments its count. A waiter woken
+ * before it went to sleep does not sleep. Part of the task executor
+ * (models/task.h); waiter state lives in struct task, chains in the futex
+ * tables (models/futex_table.h).
+ */
+#ifndef FUTEXSIM_FUTEX_QUEUE_H
+#define FUTEXSIM_FUTEX_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/futex_table.h"
+#include "models/task.h"
+
+/* Stages of a chain walk for each entry: read its futex_q, decide; for a taken
+ * entry: unlink it (write our chain's line), waiters-- (RMW), and for a requeue
+ * link it into the second chain and waiters++ there. */
+enum walk_stage { WS_START, WS_READ, WS_UNLINK, WS_DEC, WS_LINK2, WS_INC2, WS_DONE };
+
+static inline bool futexq_branch_taken(const struct task *t, const struct uop *u)
+{
+	if (u->access == BR_VALUE_NE)
+		return t->word->value != t->expected;
+	return t->target.table->waiters[t->target.bucket] == 0;
+}
+
+/* The RMW of a waiters count (target or second target) took effect: +1 or -1. */
+void futexq_waiters_done(struct task *t);
+/* Queues t on its target bucket's chain, waiting on its word (UOP_QUEUE). */
+void futexq_enqueue(struct tasks *ts, struct task *t);
+/* Moves a queued waiter to another bucket's chain (a private hash resize). */
+void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket);
+
+/* A walk: starts at the chain's head; runs until it waits for a line (false)
+ * or ends (true: the micro-op is done); the access of its stage was granted. */
+void futexq_walk_start(struct task *t);
+bool futexq_walk_run(struct tasks *ts, struct task *t);
+void futexq_walk_access_done(struct tasks *ts, struct task *t);
+
+#endif

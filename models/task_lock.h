@@ -1,0 +1,47 @@
+/* The lock protocols a task runs: the bucket's queued spinlock and the mm's
+ * rw semaphore, as accesses to their lines plus the lock models' bookkeeping
+ * (models/spinlock.h, models/rwsem.h).
+ *
+ * A lock micro-op goes through stages (t->lock_stage): the fast-path cmpxchg;
+ * on the slow path, after the local work of setting up the per-CPU MCS node,
+ * the trylock read and the xchg of the queue tail. A waiter then spins on its
+ * MCS node (TS_LOCK_MCS) until handed the head, spins on the lock's line as
+ * head (TS_LOCK_SPIN), and takes the free lock with a write (TS_LOCK_TAKE); the
+ * owner's release hands the head role to the next in the queue through a store
+ * to its MCS node. Part of the task executor (models/task.h).
+ */
+#ifndef FUTEXSIM_TASK_LOCK_H
+#define FUTEXSIM_TASK_LOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/task.h"
+
+/* The accesses a lock micro-op makes to the lock's line, in order. */
+enum lock_stage { LS_CMPXCHG, LS_TRYREAD, LS_XCHG };
+/* After one access: go on to the next stage, the lock is held, or wait. */
+enum lock_result { LOCK_NEXT, LOCK_HELD, LOCK_WAITING };
+
+/* Runs the lock micro-op from its current stage; true once the lock is held
+ * (the micro-op done), false while the task waits. */
+bool lock_run(struct tasks *ts, struct task *t);
+/* The access of the current lock stage was granted. */
+enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t lock);
+/* The queue head's read of the lock line was granted: takes the lock if free
+ * (true when taken at once), else spins on. */
+bool lock_spin_saw(struct tasks *ts, struct task *t, uint32_t lock);
+/* The head's write that takes the free lock was granted. */
+void lock_taken(struct tasks *ts, struct task *t, uint32_t lock);
+/* Its predecessor's store made waiter `t` the queue head: it spins on the lock's line. */
+void lock_handed_over(struct tasks *ts, struct task *t);
+/* The unlock store was granted: the lock is free (or handed on); the micro-op is done. */
+void lock_release_done(struct tasks *ts, struct task *t);
+/* Whether t holds a bucket lock or is on its way to one. */
+bool task_in_bucket_lock(const struct task *t);
+
+/* The atomic of an rwsem micro-op was granted: take, queue (sleep) or release
+ * and wake whom the semaphore goes to. True when the micro-op is done. */
+bool rwsem_access_done(struct tasks *ts, struct task *t);
+
+#endif
