@@ -5,15 +5,6 @@
 #include "models/memmap.h"
 #include "models/rwsem.h"
 
-const char *const futex_step_names[] = {
-	"syscall", "get_key", "hash_lookup", "wait_setup", "waiters_inc",
-	"lock", "read_uval", "waiters_dec", "unlock", "hash_put",
-	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put",
-	"queue", "sleep", "waiters_pending", "wake_walk",
-	"get_key2", "hash_lookup2", "waiters_inc2", "waiters_dec2", "double_lock", "cmp_uval", "requeue_walk",
-	"double_unlock", "hash_put2", NULL,
-};
-
 void path_emit(struct path_builder *b, struct uop u)
 {
 	if (b->n == b->cap) {

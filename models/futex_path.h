@@ -42,39 +42,6 @@
 #include "models/machine.h"
 #include "sim/core/error.h"
 
-enum futex_step {
-	STEP_SYSCALL,
-	STEP_GET_KEY,
-	STEP_HASH_LOOKUP,
-	STEP_WAIT_SETUP,
-	STEP_WAITERS_INC,
-	STEP_LOCK,
-	STEP_READ_UVAL,
-	STEP_WAITERS_DEC,
-	STEP_UNLOCK,
-	STEP_HASH_PUT,
-	STEP_MMAP_READ_LOCK,
-	STEP_MMAP_READ_UNLOCK,
-	STEP_FIND_VMA,
-	STEP_KEY_REF_GET,
-	STEP_KEY_REF_PUT,
-	STEP_QUEUE,
-	STEP_SLEEP,
-	STEP_WAITERS_PENDING,
-	STEP_WAKE_WALK,
-	STEP_GET_KEY2,
-	STEP_HASH_LOOKUP2,
-	STEP_WAITERS_INC2,
-	STEP_WAITERS_DEC2,
-	STEP_DOUBLE_LOCK,
-	STEP_CMP_UVAL,
-	STEP_REQUEUE_WALK,
-	STEP_DOUBLE_UNLOCK,
-	STEP_HASH_PUT2,
-	STEP_NSTEPS
-};
-extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
-
 enum uop_kind {
 	UOP_WORK,    /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean;
 			OPND_TASK_WORK: the task's work_ps plus work_ps) */

@@ -13,8 +13,6 @@ const char *const kernel_cost_names[] = {
 	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",
 	"schedule", NULL,
 };
-const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue", NULL };
-
 /* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
  * Hash and refcount costs default to the chosen function's and mode's own figures. */
 static const uint32_t default_cost_cycles[KC_NCOSTS] = {
@@ -266,19 +264,6 @@ static int parse_costs(struct kernel_design *k, const struct yt_node *n, const s
 	return 0;
 }
 
-#define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
-
-/* The paths a design need not spell out: those of 6.x kernels (futex-hashing.md s1;
- * futex_wait_setup/futex_queue, futex_wake, futex_requeue). wait_eagain has none. */
-static const struct kernel_path default_paths[FOP_NKINDS] = {
-	[FOP_WAIT_BLOCK] = PATH(STEP_QUEUE, STEP_UNLOCK, STEP_SLEEP, STEP_HASH_PUT),
-	[FOP_WAKE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_WAITERS_PENDING, STEP_LOCK,
-			  STEP_WAKE_WALK, STEP_UNLOCK, STEP_HASH_PUT),
-	[FOP_REQUEUE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_GET_KEY2, STEP_HASH_LOOKUP, STEP_HASH_LOOKUP2,
-			     STEP_WAITERS_INC2, STEP_DOUBLE_LOCK, STEP_CMP_UVAL, STEP_REQUEUE_WALK,
-			     STEP_DOUBLE_UNLOCK, STEP_WAITERS_DEC2, STEP_HASH_PUT, STEP_HASH_PUT2),
-};
-
 static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
 {
 	if (cfg_expect(n, YT_MAP, "path", e) < 0 || cfg_check_keys(n, "path", futex_op_kind_names, e) < 0)
@@ -287,8 +272,8 @@ static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct 
 		const struct yt_node *list = yt_get(n, futex_op_kind_names[op]);
 		struct kernel_path *p = &k->paths[op];
 
-		if (!list && default_paths[op].nsteps) {
-			*p = default_paths[op];
+		if (!list && futex_step_default_path(op)) {
+			*p = *futex_step_default_path(op);
 			continue;
 		}
 		if (!list)

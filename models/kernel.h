@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "models/futex_key.h"
+#include "models/futex_step.h"
 #include "models/hashfn.h"
 #include "models/refcount.h"
 #include "sim/core/config.h"
@@ -68,24 +69,6 @@ extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order 
 enum node_select {
 	NODE_SELECT_HASH,   /* 6.16+: (hash >> log2(size)) % nodes */
 	NODE_SELECT_MEMORY  /* 2006 RFC: a private futex's memory node; shared: hash % nodes */
-};
-
-#define KERNEL_MAX_STEPS 32u
-
-/* Which futex operation a path describes. */
-enum futex_op_kind {
-	FOP_WAIT_EAGAIN, /* FUTEX_WAIT on a value that does not match */
-	FOP_WAIT_BLOCK,  /* what FUTEX_WAIT does instead after the value check when it matches */
-	FOP_WAKE,        /* FUTEX_WAKE */
-	FOP_REQUEUE,     /* FUTEX_CMP_REQUEUE */
-	FOP_NKINDS,
-	FOP_WAIT = FOP_NKINDS /* for futex_path_build: wait_eagain + wait_block with the branch */
-};
-extern const char *const futex_op_kind_names[];
-
-struct kernel_path {
-	uint8_t steps[KERNEL_MAX_STEPS]; /* enum futex_step (models/futex_path.h) */
-	uint32_t nsteps;
 };
 
 struct kernel_design {

@@ -1,0 +1,32 @@
+#include "models/futex_step.h"
+
+#include <stddef.h>
+
+const char *const futex_step_names[] = {
+	"syscall", "get_key", "hash_lookup", "wait_setup", "waiters_inc",
+	"lock", "read_uval", "waiters_dec", "unlock", "hash_put",
+	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put",
+	"queue", "sleep", "waiters_pending", "wake_walk",
+	"get_key2", "hash_lookup2", "waiters_inc2", "waiters_dec2", "double_lock", "cmp_uval", "requeue_walk",
+	"double_unlock", "hash_put2", NULL,
+};
+
+const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue", NULL };
+
+#define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
+
+/* The paths a design need not spell out: those of 6.x kernels (futex-hashing.md s1;
+ * futex_wait_setup/futex_queue, futex_wake, futex_requeue). wait_eagain has none. */
+static const struct kernel_path default_paths[FOP_NKINDS] = {
+	[FOP_WAIT_BLOCK] = PATH(STEP_QUEUE, STEP_UNLOCK, STEP_SLEEP, STEP_HASH_PUT),
+	[FOP_WAKE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_WAITERS_PENDING, STEP_LOCK,
+			  STEP_WAKE_WALK, STEP_UNLOCK, STEP_HASH_PUT),
+	[FOP_REQUEUE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_GET_KEY2, STEP_HASH_LOOKUP, STEP_HASH_LOOKUP2,
+			     STEP_WAITERS_INC2, STEP_DOUBLE_LOCK, STEP_CMP_UVAL, STEP_REQUEUE_WALK,
+			     STEP_DOUBLE_UNLOCK, STEP_WAITERS_DEC2, STEP_HASH_PUT, STEP_HASH_PUT2),
+};
+
+const struct kernel_path *futex_step_default_path(enum futex_op_kind op)
+{
+	return op < FOP_NKINDS && default_paths[op].nsteps ? &default_paths[op] : NULL;
+}

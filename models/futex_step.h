@@ -1,0 +1,70 @@
+/* The vocabulary of the kernel's futex path: the steps a kernel design lists
+ * for each futex operation (YAML `path.wait_eagain: [syscall, get_key, ...]`),
+ * the operations, and the paths of 6.x kernels a design need not spell out.
+ *
+ * Kernel designs (models/kernel.h) read paths in these words; the path compiler
+ * (models/futex_path.h) turns each step into micro-operations; docs/kernel.md
+ * lists the kernel functions each step stands for.
+ */
+#ifndef FUTEXSIM_FUTEX_STEP_H
+#define FUTEXSIM_FUTEX_STEP_H
+
+#include <stdint.h>
+
+enum futex_step {
+	STEP_SYSCALL,
+	STEP_GET_KEY,
+	STEP_HASH_LOOKUP,
+	STEP_WAIT_SETUP,
+	STEP_WAITERS_INC,
+	STEP_LOCK,
+	STEP_READ_UVAL,
+	STEP_WAITERS_DEC,
+	STEP_UNLOCK,
+	STEP_HASH_PUT,
+	STEP_MMAP_READ_LOCK,
+	STEP_MMAP_READ_UNLOCK,
+	STEP_FIND_VMA,
+	STEP_KEY_REF_GET,
+	STEP_KEY_REF_PUT,
+	STEP_QUEUE,
+	STEP_SLEEP,
+	STEP_WAITERS_PENDING,
+	STEP_WAKE_WALK,
+	STEP_GET_KEY2,
+	STEP_HASH_LOOKUP2,
+	STEP_WAITERS_INC2,
+	STEP_WAITERS_DEC2,
+	STEP_DOUBLE_LOCK,
+	STEP_CMP_UVAL,
+	STEP_REQUEUE_WALK,
+	STEP_DOUBLE_UNLOCK,
+	STEP_HASH_PUT2,
+	STEP_NSTEPS
+};
+extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
+
+#define KERNEL_MAX_STEPS 32u
+
+/* Which futex operation a path describes. */
+enum futex_op_kind {
+	FOP_WAIT_EAGAIN, /* FUTEX_WAIT on a value that does not match */
+	FOP_WAIT_BLOCK,  /* what FUTEX_WAIT does instead after the value check when it matches */
+	FOP_WAKE,        /* FUTEX_WAKE */
+	FOP_REQUEUE,     /* FUTEX_CMP_REQUEUE */
+	FOP_NKINDS,
+	FOP_WAIT = FOP_NKINDS /* for futex_path_build: wait_eagain + wait_block with the branch */
+};
+extern const char *const futex_op_kind_names[];
+
+struct kernel_path {
+	uint8_t steps[KERNEL_MAX_STEPS]; /* enum futex_step */
+	uint32_t nsteps;
+};
+
+/* The path of operation `op` of a 6.x kernel (futex_wait_setup/futex_queue,
+ * futex_wake, futex_requeue), or NULL for wait_eagain, which every design
+ * spells out. */
+const struct kernel_path *futex_step_default_path(enum futex_op_kind op);
+
+#endif
