@@ -49,9 +49,14 @@ struct futex_table {
 	uint32_t *waiters;
 };
 
+/* A simulated process: its mm and private hash (the kernel's side), and the
+ * tasks that are its threads (the workload's side, models/procset.h). */
 struct process {
 	uint32_t id;
-	uint32_t nthreads;
+	uint32_t nthreads;                /* threads, main included, when the kernel last sized its hash */
+	uint32_t first_task, ntasks;      /* its threads: tasks first_task .. first_task + ntasks - 1 */
+	uint32_t live;                    /* of those, threads alive now */
+	bool publish_due;                 /* a replaced private hash waits to be published */
 	uint32_t home_node;               /* where it was forked: its mm, private hash, first-touched memory */
 	uint32_t resizes;                 /* private hash replacements so far */
 	simtime_t ref_atomic_until;       /* per-CPU refcount in atomic mode until then (a resize) */

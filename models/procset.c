@@ -72,9 +72,8 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 	ps->private_ops = private_ops;
 	ps->ops = *ops;
 	ps->ctx = ctx;
-	ps->v = calloc(nprocs, sizeof(*ps->v));
 	ps->exit_due = calloc(nthreads, sizeof(*ps->exit_due));
-	if (!ps->v || !ps->exit_due)
+	if (!ps->exit_due)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	ps->create_kind = engine_register(world->eng, on_create, ps);
 	ps->publish_kind = engine_register(world->eng, on_publish, ps);
@@ -83,18 +82,20 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 	if (q_object == MEMMAP_NONE)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	for (uint32_t q = 0; q < nprocs; q++) {
-		struct ps_process *hp = &ps->v[q];
-		uint32_t pid, home;
-
-		hp->first = (uint32_t)((uint64_t)nthreads * q / nprocs);
-		hp->n = (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - hp->first;
+		uint32_t first = (uint32_t)((uint64_t)nthreads * q / nprocs);
+		uint32_t n = (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - first;
 		/* forked where its first thread runs: its mm, hash and memory live there */
-		home = world->m->cpu_node[cpus[hp->first % ncpus]];
+		uint32_t home = world->m->cpu_node[cpus[first % ncpus]], pid;
+		struct process *proc;
+
 		/* started together: every thread exists before the first op (+1: main) */
-		if (futex_tables_add_process(world->ft, p->staggered ? 1 : hp->n + 1, home, &pid, e) < 0)
+		if (futex_tables_add_process(world->ft, p->staggered ? 1 : n + 1, home, &pid, e) < 0)
 			return -1;
-		hp->live = p->staggered ? 0 : hp->n;
-		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+		proc = &world->ft->procs[pid];
+		proc->first_task = first;
+		proc->ntasks = n;
+		proc->live = p->staggered ? 0 : n;
+		for (uint32_t i = first; i < first + n; i++) {
 			struct task *t = &world->tasks->v[i];
 
 			t->cpu = cpus[i % ncpus];
@@ -114,7 +115,6 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 
 void procset_free(struct procset *ps)
 {
-	free(ps->v);
 	free(ps->exit_due);
 	memset(ps, 0, sizeof(*ps));
 }
@@ -125,9 +125,9 @@ void procset_start(struct procset *ps)
 	simtime_t skew = ps->p->start_skew;
 
 	for (uint32_t q = 0; q < ps->nprocs; q++) {
-		const struct ps_process *hp = &ps->v[q];
+		const struct process *hp = &world->ft->procs[q];
 
-		for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+		for (uint32_t i = hp->first_task; i < hp->first_task + hp->ntasks; i++) {
 			simtime_t at = skew ? (simtime_t)gsl_rng_uniform_int(world->rng, skew) : 0;
 
 			if (ps->p->staggered) {
@@ -166,7 +166,7 @@ bool procset_exiting(struct procset *ps, struct task *t)
 	if (!ps->exit_due[t->id])
 		return false;
 	ps->exit_due[t->id] = false;
-	ps->v[t->process].live--;
+	ps->world->ft->procs[t->process].live--;
 	ps->exits++;
 	task_stop(world->tasks, t);
 	/* pthread_create of its replacement: same CPU, same place in the workload */
@@ -222,7 +222,7 @@ static void on_publish(void *ctx, uint32_t pid)
 		engine_schedule(world->eng, world->eng->now + PUBLISH_RETRY_PS, ps->publish_kind, pid);
 		return;
 	}
-	ps->v[pid].publish_due = false;
+	world->ft->procs[pid].publish_due = false;
 	futex_tables_resize_done(world->ft, pid, world->eng->now);
 }
 
@@ -233,25 +233,24 @@ static void on_create(void *ctx, uint32_t i)
 	const struct world *world = ps->world;
 	struct task *t = &world->tasks->v[i];
 	struct process *proc = &world->ft->procs[t->process];
-	struct ps_process *hp = &ps->v[t->process];
 	struct fs_error e = { 0 };
 	bool grew;
 
-	hp->live++;
+	proc->live++;
 	ps->created++;
-	if (futex_tables_thread_created(world->ft, t->process, hp->live + 1, world->eng->now, &grew, &e) < 0) {
+	if (futex_tables_thread_created(world->ft, t->process, proc->live + 1, world->eng->now, &grew, &e) < 0) {
 		/* out of memory mid-run: stop the run; sim_run reports it */
 		world->eng->out_of_memory = true;
 		world->eng->stop = true;
 		return;
 	}
-	if (grew && !hp->publish_due) {
+	if (grew && !proc->publish_due) {
 		/* 6.17+: the per-CPU refcount goes atomic; the old hash dies and the new one is
 		 * published about two grace periods later. Otherwise at once. */
 		simtime_t delay = procset_uses_atomic_mode(ps, t->process) ? 2 * world->k->rcu_grace_period_ps : 0;
 
 		proc->ref_atomic_until = world->eng->now + delay;
-		hp->publish_due = true;
+		proc->publish_due = true;
 		engine_schedule(world->eng, world->eng->now + delay, ps->publish_kind, t->process);
 	}
 	t->clock = world->eng->now;

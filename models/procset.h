@@ -52,12 +52,6 @@ void procset_params_free(struct procset_params *p);
  * which a per-CPU refcount runs in atomic mode. */
 enum prog_variant { PROG_NORMAL, PROG_REF_ATOMIC, NPROG_VARIANTS };
 
-struct ps_process {
-	uint32_t first, n;      /* its threads: tasks first .. first + n - 1 */
-	uint32_t live;          /* its threads now (main thread not counted) */
-	bool publish_due;       /* a replaced private hash waits to be published */
-};
-
 struct procset_ops {
 	/* thread `t` was created: set its first op and task_start it at now */
 	void (*thread_started)(void *ctx, struct task *t);
@@ -69,8 +63,7 @@ struct procset_ops {
 
 struct procset {
 	const struct world *world;
-	uint32_t nprocs;
-	struct ps_process *v;   /* index = futex_tables process id */
+	uint32_t nprocs;        /* processes 0..nprocs-1 of the futex tables (struct process) */
 	const struct procset_params *p;
 	bool private_ops;       /* the workload's futex ops are private (may use a private hash) */
 	struct procset_ops ops;

@@ -136,9 +136,9 @@ static int build_one(struct usync *u, const struct task *t, enum prog_variant v,
 
 int usync_build_programs(struct usync *u, uint32_t pid, struct fs_error *e)
 {
-	const struct ps_process *pp = &u->ps->v[pid];
+	const struct process *proc = &u->world->ft->procs[pid];
 
-	for (uint32_t i = pp->first; i < pp->first + pp->n; i++)
+	for (uint32_t i = proc->first_task; i < proc->first_task + proc->ntasks; i++)
 		for (int v = 0; v < NPROG_VARIANTS; v++) {
 			if (v != PROG_NORMAL && !procset_uses_atomic_mode(u->ps, pid))
 				continue;
@@ -195,7 +195,7 @@ int usync_start(struct usync *u, struct procset *ps, struct fs_error *e)
 		if (usync_build_programs(u, q, e) < 0)
 			return -1;
 	for (uint32_t q = 0; q < ps->nprocs; q++)
-		for (uint32_t i = ps->v[q].first; i < ps->v[q].first + ps->v[q].n; i++)
+		for (uint32_t i = ps->world->ft->procs[q].first_task; i < ps->world->ft->procs[q].first_task + ps->world->ft->procs[q].ntasks; i++)
 			note_lines(u, &u->world->tasks->v[i]);
 	procset_start(ps);
 	return 0;
@@ -532,9 +532,8 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 {
 	const struct world *world = u->world;
 	const struct process *proc = &world->ft->procs[pid];
-	const struct ps_process *pp = &u->ps->v[pid];
 
-	for (uint32_t i = pp->first; i < pp->first + pp->n; i++)
+	for (uint32_t i = proc->first_task; i < proc->first_task + proc->ntasks; i++)
 		if (in_old_hash(u, &world->tasks->v[i], proc))
 			return false;
 	for (uint32_t i = 0; i < u->nmutexes; i++)
@@ -543,7 +542,7 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 	for (uint32_t i = 0; i < u->nconds; i++)
 		if (!u->conds[i].seq.w.shared && u->conds[i].seq.w.pid == pid)
 			usync_resolve(u, &u->conds[i].seq, pid);
-	for (uint32_t i = pp->first; i < pp->first + pp->n; i++) {
+	for (uint32_t i = proc->first_task; i < proc->first_task + proc->ntasks; i++) {
 		struct task *t = &world->tasks->v[i];
 
 		if (t->waiting_on && !t->waiting_on->shared) {

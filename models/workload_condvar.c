@@ -406,8 +406,7 @@ static void size(const void *params, struct workload_size *out)
 	/* a lock runs after the work between rounds or items, an unlock after the critical section */
 	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->work), distribution_mean_ps(&p->critical));
 	out->bytes = usync_bytes(p->pp.threads, p->groups, 2 * p->groups) +
-		     (uint64_t)p->groups * sizeof(struct group) + (uint64_t)p->pp.threads * sizeof(struct thread_state) +
-		     p->pp.processes * sizeof(struct ps_process);
+		     (uint64_t)p->groups * sizeof(struct group) + (uint64_t)p->pp.threads * sizeof(struct thread_state);
 }
 
 const struct workload_type workload_condvar = {

@@ -112,10 +112,10 @@ static void free_state(void *state)
 static void resolve_process(struct hashbench *h, uint32_t pid)
 {
 	const struct hashbench_params *p = h->p;
-	const struct ps_process *hp = &h->ps.v[pid];
+	const struct process *hp = &h->world->ft->procs[pid];
 	const struct world *world = h->world;
 
-	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+	for (uint32_t i = hp->first_task; i < hp->first_task + hp->ntasks; i++) {
 		int numa_node = p->numa ? (int)world->tasks->v[i].node : -1;
 
 		for (uint32_t j = 0; j < p->futexes; j++) {
@@ -143,22 +143,22 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 {
 	static const char *const no_fields[] = { NULL };
 	const struct hashbench_params *p = h->p;
-	const struct ps_process *hp = &h->ps.v[pid];
+	const struct process *hp = &h->world->ft->procs[pid];
 	const struct world *world = h->world;
 	uint64_t chunk = chunk_bytes(p);
 	uint32_t page_object = MEMMAP_NONE;
 	uint64_t heap;
 	char name[64];
 
-	heap = memmap_alloc(world->mem, MEM_USER, world->ft->procs[pid].home_node, chunk * hp->n + MALLOC_HEADER, 4096);
+	heap = memmap_alloc(world->mem, MEM_USER, world->ft->procs[pid].home_node, chunk * hp->ntasks + MALLOC_HEADER, 4096);
 	if (p->shared) {
 		snprintf(name, sizeof(name), "struct page of process %u", pid);
 		page_object = memmap_object(world->mem, name, "page", no_fields);
 	}
-	for (uint32_t i = hp->first; i < hp->first + hp->n; i++) {
+	for (uint32_t i = hp->first_task; i < hp->first_task + hp->ntasks; i++) {
 		uint32_t object;
 
-		h->array[i] = heap + MALLOC_HEADER + chunk * (i - hp->first);
+		h->array[i] = heap + MALLOC_HEADER + chunk * (i - hp->first_task);
 		snprintf(name, sizeof(name), "futex words of thread %u", i);
 		object = memmap_object(world->mem, name, "futex", no_fields);
 		if (object == MEMMAP_NONE)
@@ -200,9 +200,9 @@ static int build_program(struct hashbench *h, struct task *t, int variant, struc
 /* Builds every program variant of process `pid`'s threads. */
 static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 {
-	const struct ps_process *hp = &h->ps.v[pid];
+	const struct process *hp = &h->world->ft->procs[pid];
 
-	for (uint32_t i = hp->first; i < hp->first + hp->n; i++)
+	for (uint32_t i = hp->first_task; i < hp->first_task + hp->ntasks; i++)
 		for (int v = 0; v < NPROG_VARIANTS; v++)
 			if ((v == PROG_NORMAL || procset_uses_atomic_mode(&h->ps, pid)) && build_program(h, &h->world->tasks->v[i], v, e) < 0)
 				return -1;
@@ -281,7 +281,7 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 
 	for (uint32_t q = 0; q < p->pp.processes; q++) {
 		struct task *t = &world->tasks->v[p->pp.threads + q];
-		const struct task *first = &world->tasks->v[h->ps.v[q].first];
+		const struct task *first = &world->tasks->v[h->world->ft->procs[q].first_task];
 		uint32_t sem = world->ft->procs[q].mmap_sem;
 		struct uop *u = prog_of(h, t->id, PROG_NORMAL);
 
@@ -392,8 +392,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = (uint64_t)p->pp.threads * p->futexes;
 	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct op_target) +
 		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
-		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t)) +
-		     (uint64_t)p->pp.processes * sizeof(struct ps_process);
+		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t));
 }
 
 const struct workload_type workload_hashbench = {

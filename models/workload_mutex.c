@@ -252,7 +252,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = nmutex;
 	/* a lock's CAS runs after the think time, its unlock after the critical section */
 	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->think), distribution_mean_ps(&p->critical));
-	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + p->pp.processes * sizeof(struct ps_process) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
+	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
 }
 
 const struct workload_type workload_mutex = {
