@@ -134,7 +134,7 @@ void estimate_events(const struct sim *s, struct estimate *est)
 	 * (background tasks counted like threads), each at most one event per
 	 * micro-op; one event per interval */
 	est->ops = sat_mul(ts->n, s->end / sat_add(floor, w.step_work_ps) + 1);
-	est->events = sat_add(sat_mul(est->ops, uops), s->ts.nintervals + 1);
+	est->events = sat_add(sat_mul(est->ops, uops), s->series.nintervals + 1);
 }
 
 static double gib(uint64_t bytes)

@@ -265,20 +265,20 @@ out:
 
 static int create_timeseries(struct h5out *o, const struct sim *s, struct fs_error *e)
 {
-	const hsize_t rows = ts_chunk_rows(s->ts.nthreads);
-	hsize_t zero[2] = { 0, s->ts.nthreads }, grow[2] = { H5S_UNLIMITED, s->ts.nthreads };
+	const hsize_t rows = series_chunk_rows(s->series.nthreads);
+	hsize_t zero[2] = { 0, s->series.nthreads }, grow[2] = { H5S_UNLIMITED, s->series.nthreads };
 	hsize_t zero3[2] = { 0, XFER_NCLASSES }, grow3[2] = { H5S_UNLIMITED, XFER_NCLASSES };
 	hid_t g = group(o->file, "timeseries");
 	int rc = -1;
 
-	if (g < 0 || attr_u64(g, "interval_ps", s->ts.interval) < 0 || attr_u64(g, "start_ps", s->ts.start) < 0 ||
-	    attr_u64(g, "end_ps", s->ts.end) < 0) {
+	if (g < 0 || attr_u64(g, "interval_ps", s->series.interval) < 0 || attr_u64(g, "start_ps", s->series.start) < 0 ||
+	    attr_u64(g, "end_ps", s->series.end) < 0) {
 		fail(e, o, "timeseries");
 		goto out;
 	}
-	if (dataset(o, g, "time", H5T_NATIVE_UINT64, 1, zero, grow, rows, NULL, H5_U_PS, &o->ts_time, e) < 0 ||
-	    dataset(o, g, "ops", H5T_NATIVE_UINT64, 2, zero, grow, rows, NULL, H5_U_COUNT, &o->ts_ops, e) < 0 ||
-	    put_transfers(o, g, "transfers", 2, zero3, grow3, rows, NULL, &o->ts_transfers, e) < 0)
+	if (dataset(o, g, "time", H5T_NATIVE_UINT64, 1, zero, grow, rows, NULL, H5_U_PS, &o->series_time, e) < 0 ||
+	    dataset(o, g, "ops", H5T_NATIVE_UINT64, 2, zero, grow, rows, NULL, H5_U_COUNT, &o->series_ops, e) < 0 ||
+	    put_transfers(o, g, "transfers", 2, zero3, grow3, rows, NULL, &o->series_transfers, e) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -311,7 +311,7 @@ int h5out_open(struct h5out *o, const char *path, const struct sim *s, const str
 	int fd;
 
 	memset(o, 0, sizeof(*o));
-	o->file = o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	o->file = o->series_time = o->series_ops = o->series_transfers = -1;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is a directory", path);
 	h5_quiet();
@@ -351,13 +351,13 @@ int h5out_open(struct h5out *o, const char *path, const struct sim *s, const str
 	return 0;
 }
 
-int h5out_append(void *ctx, const struct ts_rows *rows, struct fs_error *e)
+int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e)
 {
 	struct h5out *o = ctx;
 
-	if (H5DOappend(o->ts_time, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->time) < 0 ||
-	    H5DOappend(o->ts_ops, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->ops) < 0 ||
-	    H5DOappend(o->ts_transfers, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->transfers) < 0)
+	if (H5DOappend(o->series_time, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->time) < 0 ||
+	    H5DOappend(o->series_ops, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->ops) < 0 ||
+	    H5DOappend(o->series_transfers, H5P_DEFAULT, 0, rows->n, H5T_NATIVE_UINT64, rows->transfers) < 0)
 		return fail(e, o, "timeseries");
 	return 0;
 }
@@ -735,15 +735,15 @@ out:
  * command_line) that differ between two runs of one scenario and seed. */
 static int write_run(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
 {
-	hid_t g = H5Gopen2(o->file, "provenance", H5P_DEFAULT), ts = H5Gopen2(o->file, "timeseries", H5P_DEFAULT);
+	hid_t g = H5Gopen2(o->file, "provenance", H5P_DEFAULT), sg = H5Gopen2(o->file, "timeseries", H5P_DEFAULT);
 	int rc = 0;
 
-	if (g < 0 || ts < 0 || attr_f64(g, "wall_seconds", r->wall_secs) < 0 || attr_u64(g, "events", r->events) < 0 ||
-	    attr_u64(g, "simulated_ps", s->eng.now) < 0 || attr_u64(ts, "ops_clamped", s->ts.ops_clamped) < 0 ||
+	if (g < 0 || sg < 0 || attr_f64(g, "wall_seconds", r->wall_secs) < 0 || attr_u64(g, "events", r->events) < 0 ||
+	    attr_u64(g, "simulated_ps", s->eng.now) < 0 || attr_u64(sg, "ops_clamped", s->series.ops_clamped) < 0 ||
 	    attr_int(o->file, "incomplete", r->incomplete) < 0)
 		rc = fail(e, o, "provenance");
 	close_id(g, H5Gclose);
-	close_id(ts, H5Gclose);
+	close_id(sg, H5Gclose);
 	return rc;
 }
 
@@ -780,10 +780,10 @@ int h5out_finish(struct h5out *o, const struct sim *s, const struct results *r, 
 		h5out_abort(o);
 		return -1;
 	}
-	H5Dclose(o->ts_time);
-	H5Dclose(o->ts_ops);
-	H5Dclose(o->ts_transfers);
-	o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	H5Dclose(o->series_time);
+	H5Dclose(o->series_ops);
+	H5Dclose(o->series_transfers);
+	o->series_time = o->series_ops = o->series_transfers = -1;
 	/* data still cached is written here: a full disk shows up now at the latest */
 	closed = H5Fclose(o->file);
 	o->file = -1;
@@ -806,11 +806,11 @@ void h5out_abort(struct h5out *o)
 {
 	if (!o->path && !o->tmp)
 		return; /* never opened, or already finished */
-	close_id(o->ts_time, H5Dclose);
-	close_id(o->ts_ops, H5Dclose);
-	close_id(o->ts_transfers, H5Dclose);
+	close_id(o->series_time, H5Dclose);
+	close_id(o->series_ops, H5Dclose);
+	close_id(o->series_transfers, H5Dclose);
 	close_id(o->file, H5Fclose);
-	o->file = o->ts_time = o->ts_ops = o->ts_transfers = -1;
+	o->file = o->series_time = o->series_ops = o->series_transfers = -1;
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);

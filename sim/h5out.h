@@ -35,7 +35,7 @@ struct h5out {
 	char *path;             /* final name */
 	char *tmp;              /* temporary name in the same directory, NULL when none */
 	hid_t file;
-	hid_t ts_time, ts_ops, ts_transfers; /* time series datasets, appended to during the run */
+	hid_t series_time, series_ops, series_transfers; /* time series datasets, appended to during the run */
 };
 
 /* How the run was started, for the provenance. */
@@ -51,7 +51,7 @@ int h5out_open(struct h5out *o, const char *path, const struct sim *s, const str
 	       struct fs_error *e);
 
 /* The time series sink: ctx is the struct h5out. */
-int h5out_append(void *ctx, const struct ts_rows *rows, struct fs_error *e);
+int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e);
 
 /* Writes the rest after sim_run and results_from_sim, closes, syncs and renames
  * the file into place. On failure the temporary file is removed. */

@@ -246,7 +246,7 @@ static int cmd_run(int argc, char **argv)
 			status = FS_ERR_OUTPUT;
 			goto out;
 		}
-		ts_set_sink(&s.ts, h5out_append, &out);
+		series_set_sink(&s.series, h5out_append, &out);
 	}
 	s.eng.interrupt = &interrupted;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

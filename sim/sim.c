@@ -25,7 +25,7 @@ static void op_counted(void *ctx, struct task *t)
 	struct sim *s = ctx;
 
 	if (t->id < s->nthreads && task_in_window(&s->tasks, t))
-		ts_note_op(&s->ts, t->id, t->clock);
+		series_note_op(&s->series, t->id, t->clock);
 }
 
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
@@ -45,7 +45,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->warmup_end = sc->warmup;
 	s->end = sc->warmup + sc->duration;
 	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
-	    ts_init(&s->ts, &s->eng, &s->coh, s->nthreads, s->warmup_end, s->end, sc->interval) < 0 ||
+	    series_init(&s->series, &s->eng, &s->coh, s->nthreads, s->warmup_end, s->end, sc->interval) < 0 ||
 	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
 	    spinlocks_init(&s->locks, ntasks) < 0 || rwsems_init(&s->rwsems, ntasks) < 0 ||
 	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_base) < 0)
@@ -82,7 +82,7 @@ void sim_start(struct sim *s)
 {
 	if (s->warmup_end > 0)
 		engine_schedule(&s->eng, s->warmup_end, s->control_kind, 0);
-	ts_start(&s->ts);
+	series_start(&s->series);
 }
 
 void sim_advance(struct sim *s, simtime_t until)
@@ -108,7 +108,7 @@ int sim_finish(struct sim *s, struct fs_error *e)
 			       (double)s->eng.now / 1e9, TASK_MAX_PROGRAMS_SAME_TIME);
 	/* stopped by the flag with work left before the end (not just flagged late) */
 	s->interrupted = s->eng.interrupt && *s->eng.interrupt && engine_next_time(&s->eng) < s->end;
-	return ts_finish(&s->ts, s->interrupted, e);
+	return series_finish(&s->series, s->interrupted, e);
 }
 
 void sim_free(struct sim *s)
@@ -123,7 +123,7 @@ void sim_free(struct sim *s)
 	rwsems_free(&s->rwsems);
 	coh_free(&s->coh);
 	tasks_free(&s->tasks);
-	ts_free(&s->ts);
+	series_free(&s->series);
 	engine_free(&s->eng);
 	memset(s, 0, sizeof(*s));
 }

@@ -39,7 +39,7 @@ struct sim {
 	gsl_rng *rng;
 	struct world world;       /* what the workload sees of the above */
 	void *wl;                 /* the workload's state */
-	struct timeseries ts;     /* ops and transfers per output.interval */
+	struct timeseries series; /* ops and transfers per output.interval */
 	uint32_t nthreads;        /* tasks 0..nthreads-1 are the workload's reported threads */
 	simtime_t warmup_end, end;
 	uint32_t control_kind;    /* engine event: end of warm-up */
@@ -48,7 +48,7 @@ struct sim {
 
 int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e);
 /* Runs the warm-up and the window, then closes the time series (rows go to the
- * sink set with ts_set_sink(&s->ts, ...), if any). Stops early when
+ * sink set with series_set_sink(&s->series, ...), if any). Stops early when
  * s->eng.interrupt is flagged: s->interrupted is then set and the figures
  * cover the simulated time up to the stop. */
 int sim_run(struct sim *s, struct fs_error *e);

@@ -2,7 +2,7 @@
  * simulated time (output.interval), over the measuring window.
  *
  * Ops are attributed to the interval in which they complete (their task's
- * clock at completion, reported through ts_note_op). Transfers are read from
+ * clock at completion, reported through series_note_op). Transfers are read from
  * the coherence model's running totals by an engine event at the end of each
  * interval, so each one lands in the interval in which the simulator counted it.
  *
@@ -33,7 +33,7 @@
 
 /* Rows of closed intervals, oldest first: row i starts at time[i] (ps since the
  * start of the run) and has ops[i * nthreads + task] and transfers[i][class]. */
-struct ts_rows {
+struct series_rows {
 	uint32_t n, nthreads;
 	const uint64_t *time;
 	const uint64_t *ops;
@@ -41,7 +41,7 @@ struct ts_rows {
 };
 
 /* Takes the rows (they are reused after it returns); -1 with `e` filled on failure. */
-typedef int (*ts_sink_fn)(void *ctx, const struct ts_rows *rows, struct fs_error *e);
+typedef int (*series_sink_fn)(void *ctx, const struct series_rows *rows, struct fs_error *e);
 
 struct timeseries {
 	struct engine *eng;
@@ -58,7 +58,7 @@ struct timeseries {
 	uint64_t *ring;                /* [slot * nthreads + task], slot = interval % ring_slots */
 	uint64_t ring_slots;           /* a power of two */
 
-	ts_sink_fn sink;
+	series_sink_fn sink;
 	void *sink_ctx;
 	uint32_t chunk_rows;           /* rows handed to the sink at a time */
 	uint32_t nrows;
@@ -70,26 +70,26 @@ struct timeseries {
 };
 
 /* Rows per chunk for `nthreads` columns of 8 bytes: about 64 KiB, at least 1. */
-uint32_t ts_chunk_rows(uint32_t nthreads);
+uint32_t series_chunk_rows(uint32_t nthreads);
 
 /* Samples [start, end) every `interval` ps. -1 when out of memory. */
-int ts_init(struct timeseries *ts, struct engine *eng, const struct coherence *coh, uint32_t nthreads,
+int series_init(struct timeseries *series, struct engine *eng, const struct coherence *coh, uint32_t nthreads,
 	    simtime_t start, simtime_t end, simtime_t interval);
-void ts_free(struct timeseries *ts);
+void series_free(struct timeseries *series);
 
 /* Sends closed rows to `sink` (call before the run; NULL drops them). */
-void ts_set_sink(struct timeseries *ts, ts_sink_fn sink, void *ctx);
+void series_set_sink(struct timeseries *series, series_sink_fn sink, void *ctx);
 
 /* Schedules the first interval's end (call once, before running the engine). */
-void ts_start(struct timeseries *ts);
+void series_start(struct timeseries *series);
 
 /* Task `task` completed an op at `when` (>= start, < end, >= the engine's now). */
-void ts_note_op(struct timeseries *ts, uint32_t task, simtime_t when);
+void series_note_op(struct timeseries *series, uint32_t task, simtime_t when);
 
 /* Closes the remaining intervals after the run stopped at the engine's now:
  * all of them after a full run; after an interrupted one, up to the interval
  * holding `now` or the last one with ops, whichever is later. Flushes the rows.
  * -1 with `e` filled when the sink fails (or failed during the run). */
-int ts_finish(struct timeseries *ts, bool interrupted, struct fs_error *e);
+int series_finish(struct timeseries *series, bool interrupted, struct fs_error *e);
 
 #endif

@@ -18,7 +18,7 @@ struct captured {
 	int fail;
 };
 
-static int sink(void *ctx, const struct ts_rows *r, struct fs_error *e)
+static int sink(void *ctx, const struct series_rows *r, struct fs_error *e)
 {
 	struct captured *c = ctx;
 
@@ -45,7 +45,7 @@ struct step {
 };
 
 struct script {
-	struct timeseries *ts;
+	struct timeseries *series;
 	struct coherence *coh;
 	const struct step *steps;
 };
@@ -56,14 +56,14 @@ static void on_step(void *ctx, uint32_t i)
 	const struct step *s = &sc->steps[i];
 
 	if (s->done)
-		ts_note_op(sc->ts, s->task, s->done);
+		series_note_op(sc->series, s->task, s->done);
 	sc->coh->total_transfers[XFER_NODE] += s->transfers;
 }
 
 struct rig {
 	struct engine eng;
 	struct coherence coh;
-	struct timeseries ts;
+	struct timeseries series;
 	struct captured cap;
 	struct script script;
 };
@@ -74,17 +74,17 @@ static void rig_init_every(struct rig *r, simtime_t interval, uint32_t nthreads,
 {
 	memset(r, 0, sizeof(*r));
 	ck_assert_int_eq(engine_init(&r->eng), 0);
-	ck_assert_int_eq(ts_init(&r->ts, &r->eng, &r->coh, nthreads, 10 * US, 55 * US, interval), 0);
+	ck_assert_int_eq(series_init(&r->series, &r->eng, &r->coh, nthreads, 10 * US, 55 * US, interval), 0);
 	r->cap.nthreads = nthreads;
-	ts_set_sink(&r->ts, sink, &r->cap);
-	r->script = (struct script){ &r->ts, &r->coh, steps };
+	series_set_sink(&r->series, sink, &r->cap);
+	r->script = (struct script){ &r->series, &r->coh, steps };
 	{
 		uint32_t kind = engine_register(&r->eng, on_step, &r->script);
 
 		for (uint32_t i = 0; i < nsteps; i++)
 			engine_schedule(&r->eng, steps[i].at, kind, i);
 	}
-	ts_start(&r->ts);
+	series_start(&r->series);
 }
 
 /* In 10us intervals: rows at 10, 20, 30, 40, 50us, the last one 5us long. */
@@ -95,7 +95,7 @@ static void rig_init(struct rig *r, uint32_t nthreads, const struct step *steps,
 
 static void rig_free(struct rig *r)
 {
-	ts_free(&r->ts);
+	series_free(&r->series);
 	engine_free(&r->eng);
 }
 
@@ -117,14 +117,14 @@ START_TEST(test_ops_land_in_their_interval)
 
 	rig_init(&r, 2, steps, sizeof(steps) / sizeof(steps[0]));
 	engine_run(&r.eng, 55 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, false, &e), 0);
+	ck_assert_int_eq(series_finish(&r.series, false, &e), 0);
 	ck_assert_uint_eq(r.cap.rows, 5);
 	for (uint32_t i = 0; i < 5; i++) {
 		ck_assert_uint_eq(r.cap.time[i], (10 + 10 * i) * US);
 		ck_assert_uint_eq(r.cap.ops[i][0], expect[i][0]);
 		ck_assert_uint_eq(r.cap.ops[i][1], expect[i][1]);
 	}
-	ck_assert_uint_eq(r.ts.ops_clamped, 0);
+	ck_assert_uint_eq(r.series.ops_clamped, 0);
 	rig_free(&r);
 }
 END_TEST
@@ -140,7 +140,7 @@ START_TEST(test_transfers_per_interval)
 
 	rig_init(&r, 1, steps, 4);
 	engine_run(&r.eng, 55 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, false, &e), 0);
+	ck_assert_int_eq(series_finish(&r.series, false, &e), 0);
 	ck_assert_uint_eq(r.cap.rows, 5);
 	for (uint32_t i = 0; i < 5; i++) {
 		ck_assert_uint_eq(r.cap.transfers[i][XFER_NODE], expect[i]);
@@ -163,8 +163,8 @@ START_TEST(test_ring_grows)
 	/* 1us intervals this time: 45 rows, ops up to 44 intervals ahead */
 	rig_init_every(&r, 1 * US, 1, steps, 45);
 	engine_run(&r.eng, 55 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, false, &e), 0);
-	ck_assert_uint_ge(r.ts.ring_slots, 45);
+	ck_assert_int_eq(series_finish(&r.series, false, &e), 0);
+	ck_assert_uint_ge(r.series.ring_slots, 45);
 	ck_assert_uint_eq(r.cap.rows, 45);
 	for (uint32_t i = 0; i < 45; i++)
 		ck_assert_uint_eq(r.cap.ops[i][0], 1);
@@ -179,20 +179,20 @@ START_TEST(test_clamp_beyond_horizon)
 	const uint32_t n = 1u << 17; /* 64 MiB / (n * 8) = 64 slots at most */
 	struct engine eng;
 	struct coherence coh;
-	struct timeseries ts;
+	struct timeseries series;
 	struct fs_error e = { 0 };
 
 	memset(&coh, 0, sizeof(coh));
 	ck_assert_int_eq(engine_init(&eng), 0);
-	ck_assert_int_eq(ts_init(&ts, &eng, &coh, n, 0, 1000 * US, 1 * US), 0);
-	ts_note_op(&ts, 5, 10 * US);
-	ts_note_op(&ts, 5, 500 * US);
-	ck_assert_uint_eq(ts.ops_clamped, 1);
-	ck_assert_uint_eq(ts.ring_slots, 64);
-	ck_assert_uint_eq(ts.ring[(10 % 64) * n + 5], 1);
-	ck_assert_uint_eq(ts.ring[(63 % 64) * n + 5], 1);
-	ck_assert_int_eq(ts_finish(&ts, true, &e), 0);
-	ts_free(&ts);
+	ck_assert_int_eq(series_init(&series, &eng, &coh, n, 0, 1000 * US, 1 * US), 0);
+	series_note_op(&series, 5, 10 * US);
+	series_note_op(&series, 5, 500 * US);
+	ck_assert_uint_eq(series.ops_clamped, 1);
+	ck_assert_uint_eq(series.ring_slots, 64);
+	ck_assert_uint_eq(series.ring[(10 % 64) * n + 5], 1);
+	ck_assert_uint_eq(series.ring[(63 % 64) * n + 5], 1);
+	ck_assert_int_eq(series_finish(&series, true, &e), 0);
+	series_free(&series);
 	engine_free(&eng);
 }
 END_TEST
@@ -208,7 +208,7 @@ START_TEST(test_interrupted_rows)
 
 	rig_init(&r, 1, quiet, 1);
 	engine_run(&r.eng, 33 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, true, &e), 0);
+	ck_assert_int_eq(series_finish(&r.series, true, &e), 0);
 	ck_assert_uint_eq(r.cap.rows, 3);
 	ck_assert_uint_eq(r.cap.ops[2][0], 1);
 	ck_assert_uint_eq(r.cap.transfers[2][XFER_NODE], 2);
@@ -216,7 +216,7 @@ START_TEST(test_interrupted_rows)
 
 	rig_init(&r, 1, ahead, 1);
 	engine_run(&r.eng, 33 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, true, &e), 0);
+	ck_assert_int_eq(series_finish(&r.series, true, &e), 0);
 	ck_assert_uint_eq(r.cap.rows, 4);
 	ck_assert_uint_eq(r.cap.ops[2][0], 0);
 	ck_assert_uint_eq(r.cap.ops[3][0], 1);
@@ -231,24 +231,24 @@ START_TEST(test_chunks_and_sink_failure)
 	struct rig r;
 	struct fs_error e = { 0 };
 
-	ck_assert_uint_eq(ts_chunk_rows(1), 8192);
-	ck_assert_uint_eq(ts_chunk_rows(28), 292);
-	ck_assert_uint_eq(ts_chunk_rows(8192), 1);
-	ck_assert_uint_eq(ts_chunk_rows(1u << 16), 1);
+	ck_assert_uint_eq(series_chunk_rows(1), 8192);
+	ck_assert_uint_eq(series_chunk_rows(28), 292);
+	ck_assert_uint_eq(series_chunk_rows(8192), 1);
+	ck_assert_uint_eq(series_chunk_rows(1u << 16), 1);
 
 	rig_init(&r, 1, NULL, 0);
 	engine_run(&r.eng, 55 * US);
 	ck_assert_uint_eq(r.cap.calls, 0); /* 5 rows, chunks of 8192: all at the end */
-	ck_assert_int_eq(ts_finish(&r.ts, false, &e), 0);
+	ck_assert_int_eq(series_finish(&r.series, false, &e), 0);
 	ck_assert_uint_eq(r.cap.calls, 1);
 	ck_assert_uint_eq(r.cap.rows, 5);
 	rig_free(&r);
 
-	/* a failing sink stops the engine and the error comes back from ts_finish */
+	/* a failing sink stops the engine and the error comes back from series_finish */
 	rig_init(&r, 1, NULL, 0);
 	r.cap.fail = 1;
 	engine_run(&r.eng, 55 * US);
-	ck_assert_int_eq(ts_finish(&r.ts, false, &e), -1);
+	ck_assert_int_eq(series_finish(&r.series, false, &e), -1);
 	ck_assert_int_eq(e.status, FS_ERR_OUTPUT);
 	ck_assert_str_eq(e.msg, "disk full (test)");
 	ck_assert(r.eng.stop);
@@ -290,7 +290,7 @@ START_TEST(test_sums_in_a_run)
 		ck_assert_msg(scenario_load(&r.sc, runs[k].scenario, runs[k].sets, nsets, &e) == 0, "%s", e.msg);
 		ck_assert_msg(sim_build(&r.s, &r.sc, &e) == 0, "%s", e.msg);
 		cap->nthreads = r.s.tasks.n;
-		ts_set_sink(&r.s.ts, sink, cap);
+		series_set_sink(&r.s.series, sink, cap);
 		ck_assert_msg(sim_run(&r.s, &e) == 0, "%s", e.msg);
 		ck_assert_uint_eq(cap->rows, runs[k].rows);
 		for (uint32_t t = 0; t < r.s.tasks.n; t++) {
@@ -328,8 +328,8 @@ START_TEST(test_interval_does_not_change_the_run)
 
 	tu_run(&a, "scenarios/e5-2650-hashbench.yaml", fine, 3);
 	tu_run(&b, "scenarios/e5-2650-hashbench.yaml", none, 3);
-	ck_assert_uint_eq(a.s.ts.nintervals, 300);
-	ck_assert_uint_eq(b.s.ts.nintervals, 1);
+	ck_assert_uint_eq(a.s.series.nintervals, 300);
+	ck_assert_uint_eq(b.s.series.nintervals, 1);
 	for (uint32_t t = 0; t < a.s.tasks.n; t++)
 		ck_assert_uint_eq(a.s.tasks.v[t].ops, b.s.tasks.v[t].ops);
 	ck_assert_mem_eq(a.s.coh.total_transfers, b.s.coh.total_transfers, sizeof(a.s.coh.total_transfers));

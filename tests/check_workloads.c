@@ -305,7 +305,7 @@ struct series {
 	uint32_t n;
 };
 
-static int collect(void *ctx, const struct ts_rows *rows, struct fs_error *e)
+static int collect(void *ctx, const struct series_rows *rows, struct fs_error *e)
 {
 	struct series *sr = ctx;
 
@@ -343,7 +343,7 @@ START_TEST(test_churn_resize_cost_then_none)
 
 	ck_assert_msg(scenario_load(&sc, CHURN, NULL, 0, &e) == 0, "%s", e.msg);
 	ck_assert_msg(sim_build(&s, &sc, &e) == 0, "%s", e.msg);
-	ts_set_sink(&s.ts, collect, sr);
+	series_set_sink(&s.series, collect, sr);
 	ck_assert_msg(sim_run(&s, &e) == 0, "%s", e.msg);
 	/* 28 threads, one every 100 us: the hash grows at 4, 8 and 16 threads */
 	last_creation = 27 * 100000000ull;
