@@ -147,4 +147,15 @@ void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint3
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);
 
+/* Accesses, fills and transfers of `line` in the window: 0 when it saw no traffic. */
+static inline uint64_t coh_line_traffic(const struct coherence *c, uint32_t line)
+{
+	const struct line *l = &c->lines[line];
+	uint64_t n = l->reads + l->writes + l->stats.fills;
+
+	for (int k = 0; k < XFER_NCLASSES; k++)
+		n += l->stats.transfers[k];
+	return n;
+}
+
 #endif

@@ -216,3 +216,16 @@ const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, s
 		snprintf(buf + n, len - n, " +other objects");
 	return buf;
 }
+
+const char *memmap_fields(const struct memmap *mm, uint32_t line, char *buf, size_t len)
+{
+	const struct line_label *l = &mm->labels[line];
+	const struct mem_object *o = &mm->objects[l->object];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; o->fields && o->fields[i] && i < MEMMAP_MAX_FIELDS && n < len; i++)
+		if (l->fields & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", o->fields[i]);
+	return buf;
+}

@@ -100,5 +100,7 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 
 /* "global hash node 0 bucket 17-18 (waiters,lock)" into buf; returns buf. */
 const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len);
+/* The names of the line's object's fields that live on it ("waiters,lock"), into buf. */
+const char *memmap_fields(const struct memmap *mm, uint32_t line, char *buf, size_t len);
 
 #endif

@@ -72,7 +72,38 @@ const struct h5_col h5_resize_cols[H5_RESIZE_COLS] = {
 	COL(struct futex_resize, end, "end", H5_U_PS),
 };
 
+const struct h5_col h5_line_cols[H5_LINE_COLS] = {
+	COL(struct line_result, line, "line", H5_U_ID),
+	COL(struct line_result, address, "address", H5_U_ADDRESS),
+	COL(struct line_result, home_node, "home_node", H5_U_ID),
+	COL(struct line_result, first, "first", H5_U_ID),
+	COL(struct line_result, last, "last", H5_U_ID),
+	COL(struct line_result, mixed, "mixed", H5_U_BOOL),
+	COL(struct line_result, reads, "reads", H5_U_COUNT),
+	COL(struct line_result, writes, "writes", H5_U_COUNT),
+	COL(struct line_result, fills, "fills", H5_U_COUNT),
+	COL(struct line_result, queued_ps, "queued", H5_U_PS),
+};
+
+const struct h5_col h5_table_cols[H5_TABLE_COLS] = {
+	COL(struct table_result, size, "size", H5_U_COUNT),
+	COL(struct table_result, node, "node", H5_U_ID),
+	COL(struct table_result, first_bucket, "first_bucket", H5_U_ID),
+	COL(struct table_result, futexes, "futexes", H5_U_COUNT),
+	COL(struct table_result, collisions, "collisions", H5_U_COUNT),
+};
+
+const struct h5_col h5_bucket_cols[H5_BUCKET_COLS] = {
+	COL(struct bucket_result, table, "table", H5_U_ID),
+	COL(struct bucket_result, bucket, "bucket", H5_U_ID),
+	COL(struct bucket_result, hashed, "hashed", H5_U_COUNT),
+	COL(struct bucket_result, acquisitions, "acquisitions", H5_U_COUNT),
+	COL(struct bucket_result, contended, "contended", H5_U_COUNT),
+	COL(struct bucket_result, wait_ps, "wait", H5_U_PS),
+};
+
 hid_t h5_col_type(const struct h5_col *c)
 {
-	return c->size == sizeof(uint32_t) ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64;
+	return c->size == sizeof(uint8_t) ? H5T_NATIVE_UINT8
+	       : c->size == sizeof(uint32_t) ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64;
 }

@@ -36,12 +36,12 @@ const char *h5_error_text(char *buf, size_t size);
 hid_t h5_str_type(size_t len);
 
 /* A column of a table whose rows are structs of the results (sim/results.h):
- * its dataset's name and units, and the uint32_t or uint64_t field it holds.
+ * its dataset's name and units, and the uint8_t, uint32_t or uint64_t field it holds.
  * The writer and the reader share these lists, so they cannot disagree on a
  * name, a unit or a type. */
 struct h5_col {
 	const char *name, *units;
-	size_t offset, size; /* of the field in its struct; size 4 or 8 */
+	size_t offset, size; /* of the field in its struct; size 1, 4 or 8 */
 };
 /* threads/ (struct thread_result): id, cpu, node, ops, ops_per_sec; then the
  * figures of blocking workloads (futex_calls, wakeups, chain_walked, requeued,
@@ -53,6 +53,19 @@ extern const struct h5_col h5_thread_blocking_cols[H5_THREAD_BLOCKING_COLS];
 /* resizes/ (struct futex_resize): process, from_buckets, to_buckets, start, end. */
 #define H5_RESIZE_COLS 5
 extern const struct h5_col h5_resize_cols[H5_RESIZE_COLS];
+
+/* lines/ (struct line_result): line, address, home_node, first, last, mixed,
+ * reads, writes, fills, queued; beside them the text columns description,
+ * object, element, fields and the transfers by class (rank 2). */
+#define H5_LINE_COLS 10
+extern const struct h5_col h5_line_cols[H5_LINE_COLS];
+/* tables/ (struct table_result): size, node, first_bucket, futexes, collisions;
+ * beside them the text columns name and hash. */
+#define H5_TABLE_COLS 5
+extern const struct h5_col h5_table_cols[H5_TABLE_COLS];
+/* buckets/ (struct bucket_result): table, bucket, hashed, acquisitions, contended, wait. */
+#define H5_BUCKET_COLS 6
+extern const struct h5_col h5_bucket_cols[H5_BUCKET_COLS];
 
 /* The native type of a column's field. */
 hid_t h5_col_type(const struct h5_col *c);

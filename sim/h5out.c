@@ -5,6 +5,7 @@
 #include <gsl/gsl_version.h>
 #include <hdf5_hl.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,10 +226,9 @@ static int put_transfers(struct h5out *o, hid_t loc, const char *name, int rank,
 
 /* ---- opening: provenance and the time series -------------------------------- */
 
-static int write_provenance(struct h5out *o, const struct sim *s, const struct h5out_origin *origin,
+static int write_provenance(struct h5out *o, const struct scenario *sc, const struct h5out_origin *origin,
 			    struct fs_error *e)
 {
-	const struct scenario *sc = s->sc;
 	char version[64], started[32];
 	unsigned maj, min, rel;
 	struct tm tm;
@@ -263,16 +263,16 @@ out:
 	return rc;
 }
 
-static int create_timeseries(struct h5out *o, const struct sim *s, struct fs_error *e)
+static int create_timeseries(struct h5out *o, const struct timeseries *series, struct fs_error *e)
 {
-	const hsize_t rows = series_chunk_rows(s->series.nthreads);
-	hsize_t zero[2] = { 0, s->series.nthreads }, grow[2] = { H5S_UNLIMITED, s->series.nthreads };
+	const hsize_t rows = series_chunk_rows(series->nthreads);
+	hsize_t zero[2] = { 0, series->nthreads }, grow[2] = { H5S_UNLIMITED, series->nthreads };
 	hsize_t zero3[2] = { 0, XFER_NCLASSES }, grow3[2] = { H5S_UNLIMITED, XFER_NCLASSES };
 	hid_t g = group(o->file, "timeseries");
 	int rc = -1;
 
-	if (g < 0 || attr_u64(g, "interval_ps", s->series.interval) < 0 || attr_u64(g, "start_ps", s->series.start) < 0 ||
-	    attr_u64(g, "end_ps", s->series.end) < 0) {
+	if (g < 0 || attr_u64(g, "interval_ps", series->interval) < 0 || attr_u64(g, "start_ps", series->start) < 0 ||
+	    attr_u64(g, "end_ps", series->end) < 0) {
 		fail(e, o, "timeseries");
 		goto out;
 	}
@@ -303,8 +303,8 @@ static char *temp_name(const char *path)
 	return out;
 }
 
-int h5out_open(struct h5out *o, const char *path, const struct sim *s, const struct h5out_origin *origin,
-	       struct fs_error *e)
+int h5out_open(struct h5out *o, const char *path, const struct scenario *sc, const struct timeseries *series,
+	       const struct h5out_origin *origin, struct fs_error *e)
 {
 	struct stat st;
 	hid_t root;
@@ -344,7 +344,7 @@ int h5out_open(struct h5out *o, const char *path, const struct sim *s, const str
 		h5out_abort(o);
 		return -1;
 	}
-	if (write_provenance(o, s, origin, e) < 0 || create_timeseries(o, s, e) < 0) {
+	if (write_provenance(o, sc, origin, e) < 0 || create_timeseries(o, series, e) < 0) {
 		h5out_abort(o);
 		return -1;
 	}
@@ -364,15 +364,15 @@ int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e)
 
 /* ---- finishing: summary, threads, lines, buckets ------------------------------ */
 
-static int write_summary(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+static int write_summary(struct h5out *o, const struct scenario *sc, const struct results *r, struct fs_error *e)
 {
-	const hsize_t three = XFER_NCLASSES, nodes[2] = { s->m->nodes, s->m->nodes };
+	const hsize_t three = XFER_NCLASSES, nodes[2] = { r->nodes, r->nodes };
 	hid_t g = group(o->file, "summary");
 	int rc = -1;
 
 	if (g < 0 || attr_str(g, "scenario", r->scenario) < 0 || attr_str(g, "machine", r->machine) < 0 ||
 	    attr_str(g, "kernel", r->kernel) < 0 || attr_str(g, "workload", r->workload) < 0 ||
-	    attr_int(g, "per_thread", s->sc->per_thread) < 0 || attr_u64(g, "hottest_lines", s->sc->hottest_lines) < 0) {
+	    attr_int(g, "per_thread", sc->per_thread) < 0 || attr_u64(g, "hottest_lines", sc->hottest_lines) < 0) {
 		fail(e, o, "summary");
 		goto out;
 	}
@@ -383,7 +383,7 @@ static int write_summary(struct h5out *o, const struct sim *s, const struct resu
 	    put_u64(o, g, "dram_fills", r->fills, H5_U_COUNT, e) < 0 ||
 	    put_u64(o, g, "warmup", r->warmup_ps, H5_U_PS, e) < 0 || put_u64(o, g, "window", r->window_ps, H5_U_PS, e) < 0 ||
 	    put_text(o, g, "perf_header", r->perf_header, e) < 0 ||
-	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, s->coh.node_transfers, H5_U_COUNT, e) < 0 ||
+	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, r->node_transfers, H5_U_COUNT, e) < 0 ||
 	    put_transfers(o, g, "transfers", 1, &three, NULL, 0, r->transfers, NULL, e) < 0)
 		goto out;
 	rc = 0;
@@ -486,246 +486,75 @@ static int write_resizes(struct h5out *o, const struct results *r, struct fs_err
 	return rc;
 }
 
-/* The columns of /lines, one row per line that saw traffic. */
-struct line_cols {
-	uint32_t *line, *home, *first, *last;
-	uint64_t *addr, *reads, *writes, *fills, *queued;
-	uint64_t (*transfers)[XFER_NCLASSES];
-	uint8_t *mixed;
-	char **what, **fields;
-	const char **object, **element;
-};
-
-static void free_line_cols(struct line_cols *c, uint32_t n)
+/* Rows of text from one char * field of `n` structs `stride` bytes apart. */
+static int put_str_field(struct h5out *o, hid_t loc, const char *name, const void *rows, size_t stride,
+			 size_t offset, hsize_t n, struct fs_error *e)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		if (c->what)
-			free(c->what[i]);
-		if (c->fields)
-			free(c->fields[i]);
+	const char **v = malloc((n ? n : 1) * sizeof(*v));
+	int rc;
+
+	if (!v)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+	for (hsize_t i = 0; i < n; i++) {
+		const char *str = *(const char *const *)((const unsigned char *)rows + i * stride + offset);
+
+		v[i] = str ? str : "";
 	}
-	free(c->line);
-	free(c->home);
-	free(c->first);
-	free(c->last);
-	free(c->addr);
-	free(c->reads);
-	free(c->writes);
-	free(c->fills);
-	free(c->queued);
-	free(c->transfers);
-	free(c->mixed);
-	free(c->what);
-	free(c->fields);
-	free(c->object);
-	free(c->element);
+	rc = put_strs(o, loc, name, v, n, 0, e);
+	free(v);
+	return rc;
 }
 
-/* "waiters,lock": the names of the object's fields on the line. */
-static char *field_names(const struct mem_object *o, uint16_t mask)
+/* lines/: one row per line that saw traffic. */
+static int write_lines(struct h5out *o, const struct results *r, struct fs_error *e)
 {
-	char buf[512];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; o->fields && o->fields[i] && i < MEMMAP_MAX_FIELDS && n < sizeof(buf); i++)
-		if (mask & (1u << i))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "", o->fields[i]);
-	return strdup(buf);
-}
-
-static int gather_lines(const struct sim *s, struct line_cols *c, uint32_t *count)
-{
-	const struct coherence *coh = &s->coh;
-	const uint32_t cap = coh->nlines ? coh->nlines : 1;
-	uint32_t n = 0;
-
-	*count = 0;
-	c->line = calloc(cap, sizeof(*c->line));
-	c->home = calloc(cap, sizeof(*c->home));
-	c->first = calloc(cap, sizeof(*c->first));
-	c->last = calloc(cap, sizeof(*c->last));
-	c->addr = calloc(cap, sizeof(*c->addr));
-	c->reads = calloc(cap, sizeof(*c->reads));
-	c->writes = calloc(cap, sizeof(*c->writes));
-	c->fills = calloc(cap, sizeof(*c->fills));
-	c->queued = calloc(cap, sizeof(*c->queued));
-	c->transfers = calloc(cap, sizeof(*c->transfers));
-	c->mixed = calloc(cap, sizeof(*c->mixed));
-	c->what = calloc(cap, sizeof(*c->what));
-	c->fields = calloc(cap, sizeof(*c->fields));
-	c->object = calloc(cap, sizeof(*c->object));
-	c->element = calloc(cap, sizeof(*c->element));
-	if (!c->line || !c->home || !c->first || !c->last || !c->addr || !c->reads || !c->writes || !c->fills ||
-	    !c->queued || !c->transfers || !c->mixed || !c->what || !c->fields || !c->object || !c->element)
-		return -1;
-	for (uint32_t l = 0; l < coh->nlines; l++) {
-		const struct line *ln = &coh->lines[l];
-		const struct line_label *lab = &s->mem.labels[l];
-		const struct mem_object *obj = &s->mem.objects[lab->object];
-		uint64_t traffic = ln->reads + ln->writes + ln->stats.fills;
-		char what[256];
-
-		for (int k = 0; k < XFER_NCLASSES; k++)
-			traffic += ln->stats.transfers[k];
-		if (!traffic)
-			continue;
-		c->line[n] = l;
-		c->addr[n] = coh->addr[l];
-		c->home[n] = ln->home_node;
-		c->reads[n] = ln->reads;
-		c->writes[n] = ln->writes;
-		c->fills[n] = ln->stats.fills;
-		c->queued[n] = ln->stats.queued_ps;
-		memcpy(c->transfers[n], ln->stats.transfers, sizeof(c->transfers[n]));
-		c->object[n] = obj->name;
-		c->element[n] = obj->element;
-		c->first[n] = lab->first;
-		c->last[n] = lab->last;
-		c->mixed[n] = lab->mixed;
-		c->what[n] = strdup(memmap_describe(&s->mem, l, what, sizeof(what)));
-		c->fields[n] = field_names(obj, lab->fields);
-		*count = ++n;
-		if (!c->what[n - 1] || !c->fields[n - 1])
-			return -1;
-	}
-	return 0;
-}
-
-static int write_lines(struct h5out *o, const struct sim *s, struct fs_error *e)
-{
-	struct line_cols c = { 0 };
-	uint32_t n = 0;
-	hsize_t dims[2];
+	const hsize_t n = r->nlines, dims[2] = { n, XFER_NCLASSES };
+	const size_t stride = sizeof(*r->lines);
+	uint64_t (*xfer)[XFER_NCLASSES] = calloc(n ? n : 1, sizeof(*xfer));
 	hid_t g = -1;
 	int rc = -1;
 
-	if (gather_lines(s, &c, &n) < 0) {
+	if (!xfer) {
 		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
 		goto out;
 	}
-	dims[0] = n;
-	dims[1] = XFER_NCLASSES;
+	for (hsize_t i = 0; i < n; i++)
+		memcpy(xfer[i], r->lines[i].transfers, sizeof(xfer[i]));
 	g = group(o->file, "lines");
 	if (g < 0) {
 		fail(e, o, "lines");
 		goto out;
 	}
-	if (put_col(o, g, "line", H5T_NATIVE_UINT32, n, c.line, H5_U_ID, e) < 0 ||
-	    put_col(o, g, "address", H5T_NATIVE_UINT64, n, c.addr, H5_U_ADDRESS, e) < 0 ||
-	    put_col(o, g, "home_node", H5T_NATIVE_UINT32, n, c.home, H5_U_ID, e) < 0 ||
-	    put_strs(o, g, "description", (const char *const *)c.what, n, 0, e) < 0 ||
-	    put_strs(o, g, "object", c.object, n, 0, e) < 0 || put_strs(o, g, "element", c.element, n, 0, e) < 0 ||
-	    put_col(o, g, "first", H5T_NATIVE_UINT32, n, c.first, H5_U_ID, e) < 0 ||
-	    put_col(o, g, "last", H5T_NATIVE_UINT32, n, c.last, H5_U_ID, e) < 0 ||
-	    put_strs(o, g, "fields", (const char *const *)c.fields, n, 0, e) < 0 ||
-	    put_col(o, g, "mixed", H5T_NATIVE_UINT8, n, c.mixed, H5_U_BOOL, e) < 0 ||
-	    put_col(o, g, "reads", H5T_NATIVE_UINT64, n, c.reads, H5_U_COUNT, e) < 0 ||
-	    put_col(o, g, "writes", H5T_NATIVE_UINT64, n, c.writes, H5_U_COUNT, e) < 0 ||
-	    put_col(o, g, "fills", H5T_NATIVE_UINT64, n, c.fills, H5_U_COUNT, e) < 0 ||
-	    put_col(o, g, "queued", H5T_NATIVE_UINT64, n, c.queued, H5_U_PS, e) < 0 ||
-	    put_transfers(o, g, "transfers", 2, dims, NULL, 0, c.transfers, NULL, e) < 0)
+	if (put_struct_cols(o, g, h5_line_cols, H5_LINE_COLS, r->lines, stride, n, e) < 0 ||
+	    put_str_field(o, g, "description", r->lines, stride, offsetof(struct line_result, what), n, e) < 0 ||
+	    put_str_field(o, g, "object", r->lines, stride, offsetof(struct line_result, object), n, e) < 0 ||
+	    put_str_field(o, g, "element", r->lines, stride, offsetof(struct line_result, element), n, e) < 0 ||
+	    put_str_field(o, g, "fields", r->lines, stride, offsetof(struct line_result, fields), n, e) < 0 ||
+	    put_transfers(o, g, "transfers", 2, dims, NULL, 0, xfer, NULL, e) < 0)
 		goto out;
 	rc = 0;
 out:
-	free_line_cols(&c, n);
+	free(xfer);
 	close_id(g, H5Gclose);
 	return rc;
 }
 
-/* /tables: one row per futex table; /buckets: one row per bucket of every
+/* tables/: one row per futex table; buckets/: one row per bucket of every
  * table, table by table (a table's rows start at its first_bucket). */
-static int write_buckets(struct h5out *o, const struct sim *s, struct fs_error *e)
+static int write_buckets(struct h5out *o, const struct results *r, struct fs_error *e)
 {
-	const struct futex_tables *ft = &s->ft;
-	const uint32_t nt = ft->ntables;
-	uint64_t nb = 0, row = 0;
-	uint32_t *tsize = NULL, *tnode = NULL, *btable = NULL, *bindex = NULL;
-	uint64_t *first = NULL, *futexes = NULL, *collisions = NULL, *hashed = NULL, *acq = NULL, *cont = NULL, *wait = NULL;
-	const char **tname = NULL, **thash = NULL;
-	hid_t tg = -1, bg = -1;
+	const size_t stride = sizeof(*r->tables);
+	hid_t tg = group(o->file, "tables"), bg = group(o->file, "buckets");
 	int rc = -1;
 
-	for (uint32_t t = 0; t < nt; t++)
-		nb += ft->tables[t]->size;
-	tsize = calloc(nt ? nt : 1, sizeof(*tsize));
-	tnode = calloc(nt ? nt : 1, sizeof(*tnode));
-	first = calloc(nt ? nt : 1, sizeof(*first));
-	futexes = calloc(nt ? nt : 1, sizeof(*futexes));
-	collisions = calloc(nt ? nt : 1, sizeof(*collisions));
-	tname = calloc(nt ? nt : 1, sizeof(*tname));
-	thash = calloc(nt ? nt : 1, sizeof(*thash));
-	btable = calloc(nb ? nb : 1, sizeof(*btable));
-	bindex = calloc(nb ? nb : 1, sizeof(*bindex));
-	hashed = calloc(nb ? nb : 1, sizeof(*hashed));
-	acq = calloc(nb ? nb : 1, sizeof(*acq));
-	cont = calloc(nb ? nb : 1, sizeof(*cont));
-	wait = calloc(nb ? nb : 1, sizeof(*wait));
-	if (!tsize || !tnode || !first || !futexes || !collisions || !tname || !thash || !btable || !bindex || !hashed ||
-	    !acq || !cont || !wait) {
-		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
-		goto out;
-	}
-	for (uint32_t t = 0; t < nt; t++) {
-		const struct futex_table *tab = ft->tables[t];
-		uint64_t used = 0;
-
-		tname[t] = tab->name;
-		thash[t] = tab->hash ? tab->hash->name : "";
-		tsize[t] = tab->size;
-		tnode[t] = tab->node;
-		first[t] = row;
-		for (uint32_t b = 0; b < tab->size; b++, row++) {
-			btable[row] = t;
-			bindex[row] = b;
-			hashed[row] = tab->hashed[b];
-			futexes[t] += tab->hashed[b];
-			used += tab->hashed[b] != 0;
-			if (tab->lock0 != SPIN_NONE) {
-				const struct spinlock *l = &s->locks.locks[tab->lock0 + b];
-
-				acq[row] = l->acquisitions;
-				cont[row] = l->contended;
-				wait[row] = l->wait_ps;
-			}
-		}
-		/* futexes that found their bucket already taken */
-		collisions[t] = futexes[t] - used;
-	}
-	tg = group(o->file, "tables");
-	bg = group(o->file, "buckets");
-	if (tg < 0 || bg < 0) {
+	if (tg < 0 || bg < 0)
 		fail(e, o, "tables and buckets");
-		goto out;
-	}
-	rc = put_strs(o, tg, "name", tname, nt, 0, e) < 0 || put_strs(o, tg, "hash", thash, nt, 0, e) < 0 ||
-			     put_col(o, tg, "size", H5T_NATIVE_UINT32, nt, tsize, H5_U_COUNT, e) < 0 ||
-			     put_col(o, tg, "node", H5T_NATIVE_UINT32, nt, tnode, H5_U_ID, e) < 0 ||
-			     put_col(o, tg, "first_bucket", H5T_NATIVE_UINT64, nt, first, H5_U_ID, e) < 0 ||
-			     put_col(o, tg, "futexes", H5T_NATIVE_UINT64, nt, futexes, H5_U_COUNT, e) < 0 ||
-			     put_col(o, tg, "collisions", H5T_NATIVE_UINT64, nt, collisions, H5_U_COUNT, e) < 0 ||
-			     put_col(o, bg, "table", H5T_NATIVE_UINT32, nb, btable, H5_U_ID, e) < 0 ||
-			     put_col(o, bg, "bucket", H5T_NATIVE_UINT32, nb, bindex, H5_U_ID, e) < 0 ||
-			     put_col(o, bg, "hashed", H5T_NATIVE_UINT64, nb, hashed, H5_U_COUNT, e) < 0 ||
-			     put_col(o, bg, "acquisitions", H5T_NATIVE_UINT64, nb, acq, H5_U_COUNT, e) < 0 ||
-			     put_col(o, bg, "contended", H5T_NATIVE_UINT64, nb, cont, H5_U_COUNT, e) < 0 ||
-			     put_col(o, bg, "wait", H5T_NATIVE_UINT64, nb, wait, H5_U_PS, e) < 0
-		     ? -1
-		     : 0;
-out:
-	free(tsize);
-	free(tnode);
-	free(first);
-	free(futexes);
-	free(collisions);
-	free(tname);
-	free(thash);
-	free(btable);
-	free(bindex);
-	free(hashed);
-	free(acq);
-	free(cont);
-	free(wait);
+	else if (put_str_field(o, tg, "name", r->tables, stride, offsetof(struct table_result, name), r->ntables, e) == 0 &&
+		 put_str_field(o, tg, "hash", r->tables, stride, offsetof(struct table_result, hash), r->ntables, e) == 0 &&
+		 put_struct_cols(o, tg, h5_table_cols, H5_TABLE_COLS, r->tables, stride, r->ntables, e) == 0 &&
+		 put_struct_cols(o, bg, h5_bucket_cols, H5_BUCKET_COLS, r->buckets, sizeof(*r->buckets), r->nbuckets,
+				 e) == 0)
+		rc = 0;
 	close_id(tg, H5Gclose);
 	close_id(bg, H5Gclose);
 	return rc;
@@ -733,13 +562,13 @@ out:
 
 /* The run's own figures: the only values (with start_time_utc and
  * command_line) that differ between two runs of one scenario and seed. */
-static int write_run(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+static int write_run(struct h5out *o, const struct results *r, struct fs_error *e)
 {
 	hid_t g = H5Gopen2(o->file, "provenance", H5P_DEFAULT), sg = H5Gopen2(o->file, "timeseries", H5P_DEFAULT);
 	int rc = 0;
 
 	if (g < 0 || sg < 0 || attr_f64(g, "wall_seconds", r->wall_secs) < 0 || attr_u64(g, "events", r->events) < 0 ||
-	    attr_u64(g, "simulated_ps", s->eng.now) < 0 || attr_u64(sg, "ops_clamped", s->series.ops_clamped) < 0 ||
+	    attr_u64(g, "simulated_ps", r->simulated_ps) < 0 || attr_u64(sg, "ops_clamped", r->ops_clamped) < 0 ||
 	    attr_int(o->file, "incomplete", r->incomplete) < 0)
 		rc = fail(e, o, "provenance");
 	close_id(g, H5Gclose);
@@ -770,13 +599,13 @@ static int publish(struct h5out *o, struct fs_error *e)
 	return rc;
 }
 
-int h5out_finish(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e)
+int h5out_finish(struct h5out *o, const struct scenario *sc, const struct results *r, struct fs_error *e)
 {
 	herr_t closed;
 
-	if (write_summary(o, s, r, e) < 0 || write_threads(o, r, e) < 0 || write_workload(o, r, e) < 0 ||
-	    write_resizes(o, r, e) < 0 || write_lines(o, s, e) < 0 ||
-	    write_buckets(o, s, e) < 0 || write_run(o, s, r, e) < 0) {
+	if (write_summary(o, sc, r, e) < 0 || write_threads(o, r, e) < 0 || write_workload(o, r, e) < 0 ||
+	    write_resizes(o, r, e) < 0 || write_lines(o, r, e) < 0 || write_buckets(o, r, e) < 0 ||
+	    write_run(o, r, e) < 0) {
 		h5out_abort(o);
 		return -1;
 	}

@@ -25,7 +25,6 @@
 #include "sim/core/error.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
-#include "sim/sim.h"
 #include "sim/timeseries.h"
 
 #define H5OUT_FORMAT "futexsim-results"
@@ -45,17 +44,18 @@ struct h5out_origin {
 	time_t start;           /* wall-clock start (UTC) */
 };
 
-/* Creates the temporary file for `path` and writes the provenance and the
- * empty time series. `s` is built (sim_build) but not run. */
-int h5out_open(struct h5out *o, const char *path, const struct sim *s, const struct h5out_origin *origin,
-	       struct fs_error *e);
+/* Creates the temporary file for `path` and writes the provenance (the
+ * scenario) and the empty time series (its shape from `series`, initialised
+ * but not run). */
+int h5out_open(struct h5out *o, const char *path, const struct scenario *sc, const struct timeseries *series,
+	       const struct h5out_origin *origin, struct fs_error *e);
 
 /* The time series sink: ctx is the struct h5out. */
 int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e);
 
-/* Writes the rest after sim_run and results_from_sim, closes, syncs and renames
- * the file into place. On failure the temporary file is removed. */
-int h5out_finish(struct h5out *o, const struct sim *s, const struct results *r, struct fs_error *e);
+/* Writes the rest from the gathered results (results_from_sim), closes, syncs
+ * and renames the file into place. On failure the temporary file is removed. */
+int h5out_finish(struct h5out *o, const struct scenario *sc, const struct results *r, struct fs_error *e);
 
 /* Closes and removes the temporary file; safe after any failure (or none). */
 void h5out_abort(struct h5out *o);

@@ -181,16 +181,6 @@ static char *read_text(struct reader *rd, const char *name)
 	return text;
 }
 
-/* Fails unless the `count` columns of `group` read into n[] have n[0] rows
- * (`per_row` elements each for column `wide`, one otherwise). */
-static int same_rows(struct reader *rd, const char *group, const hsize_t *n, int count, int wide, hsize_t per_row)
-{
-	for (int i = 1; i < count; i++)
-		if (n[i] != n[0] * (i == wide ? per_row : 1))
-			return fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in %s/ differ in length", rd->path, group);
-	return 0;
-}
-
 /* ---- opening ------------------------------------------------------------------ */
 
 static int open_file(struct reader *rd, const char *path, struct fs_error *e)
@@ -367,115 +357,78 @@ static int read_threads(struct reader *rd, struct results *r)
 				sizeof(*r->threads), n, true);
 }
 
-static int read_hot_lines(struct reader *rd, struct results *r, uint32_t top)
+/* lines/: every line that saw traffic (the columns show needs: the numbers,
+ * the description and the transfers). */
+static int read_lines(struct reader *rd, struct results *r)
 {
-	hsize_t n[7];
-	uint32_t *line = read_all(rd, "lines/line", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
-	uint64_t *reads = read_all(rd, "lines/reads", H5T_NATIVE_UINT64, 8, 1, 0, &n[1]);
-	uint64_t *writes = read_all(rd, "lines/writes", H5T_NATIVE_UINT64, 8, 1, 0, &n[2]);
-	uint64_t *fills = read_all(rd, "lines/fills", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
-	uint64_t *queued = read_all(rd, "lines/queued", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
-	uint64_t *xfer = read_all(rd, "lines/transfers", H5T_NATIVE_UINT64, 8, 2, XFER_NCLASSES, &n[5]);
-	char **what = read_strs(rd, "lines/description", 1, &n[6]);
-	uint64_t *sum = NULL;
-	uint32_t *idx = NULL;
+	hsize_t n, nx, nwhat;
+	uint64_t *xfer = NULL;
+	char **what = NULL;
 	int rc = -1;
 
-	if (!line || !reads || !writes || !fills || !queued || !xfer || !what ||
-	    same_rows(rd, "lines", n, 7, 5, XFER_NCLASSES) < 0)
+	if (rows_of(rd, "lines/line", &n) < 0)
+		return -1;
+	r->lines = calloc(n ? n : 1, sizeof(*r->lines));
+	if (!r->lines)
+		return oom(rd);
+	r->nlines = (uint32_t)n;
+	if (read_struct_cols(rd, "lines", h5_line_cols, H5_LINE_COLS, r->lines, sizeof(*r->lines), n, false) < 0)
+		return -1;
+	xfer = read_all(rd, "lines/transfers", H5T_NATIVE_UINT64, 8, 2, XFER_NCLASSES, &nx);
+	what = xfer ? read_strs(rd, "lines/description", 1, &nwhat) : NULL;
+	if (!what)
 		goto out;
-	sum = calloc(n[0] ? n[0] : 1, sizeof(*sum));
-	idx = calloc(top ? top : 1, sizeof(*idx));
-	r->hot = calloc(top ? top : 1, sizeof(*r->hot));
-	if (!sum || !idx || !r->hot) {
-		oom(rd);
-		goto out;
-	}
-	for (hsize_t i = 0; i < n[0]; i++)
-		for (int k = 0; k < XFER_NCLASSES; k++)
-			sum[i] += xfer[i * XFER_NCLASSES + k];
-	/* rows are in line order, so ties fall as in the run (lower line first) */
-	if (results_top(sum, (uint32_t)n[0], top, idx, &r->nhot) < 0) {
-		oom(rd);
+	if (nx != n * XFER_NCLASSES || nwhat != n) {
+		fs_fail(rd->e, FS_ERR_INPUT, "%s: the datasets in lines/ differ in length", rd->path);
 		goto out;
 	}
-	for (uint32_t i = 0; i < r->nhot; i++) {
-		struct line_result *h = &r->hot[i];
-		hsize_t j = idx[i];
+	for (hsize_t i = 0; i < n; i++) {
+		struct line_result *h = &r->lines[i];
 
-		h->line = line[j];
-		h->what = what[j];
-		what[j] = NULL;
-		h->reads = reads[j];
-		h->writes = writes[j];
-		h->fills = fills[j];
-		memcpy(h->transfers, &xfer[j * XFER_NCLASSES], sizeof(h->transfers));
-		h->total_transfers = sum[j];
-		h->queued_ps = queued[j];
+		memcpy(h->transfers, &xfer[i * XFER_NCLASSES], sizeof(h->transfers));
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			h->total_transfers += h->transfers[k];
+		h->what = what[i];
+		what[i] = NULL;
 	}
 	rc = 0;
 out:
-	free(line);
-	free(reads);
-	free(writes);
-	free(fills);
-	free(queued);
 	free(xfer);
-	free_strs(what, n[6]);
-	free(sum);
-	free(idx);
+	free_strs(what, what ? nwhat : 0);
 	return rc;
 }
 
-static int read_hot_buckets(struct reader *rd, struct results *r, uint32_t top)
+/* tables/ (their names) and buckets/. */
+static int read_buckets(struct reader *rd, struct results *r)
 {
-	hsize_t n[7];
-	uint32_t *table = read_all(rd, "buckets/table", H5T_NATIVE_UINT32, 4, 1, 0, &n[0]);
-	uint32_t *bucket = read_all(rd, "buckets/bucket", H5T_NATIVE_UINT32, 4, 1, 0, &n[1]);
-	uint64_t *hashed = read_all(rd, "buckets/hashed", H5T_NATIVE_UINT64, 8, 1, 0, &n[2]);
-	uint64_t *acq = read_all(rd, "buckets/acquisitions", H5T_NATIVE_UINT64, 8, 1, 0, &n[3]);
-	uint64_t *cont = read_all(rd, "buckets/contended", H5T_NATIVE_UINT64, 8, 1, 0, &n[4]);
-	uint64_t *wait = read_all(rd, "buckets/wait", H5T_NATIVE_UINT64, 8, 1, 0, &n[5]);
-	char **names = read_strs(rd, "tables/name", 1, &n[6]);
-	uint32_t *idx = NULL;
-	int rc = -1;
+	hsize_t n, nt;
+	char **names = read_strs(rd, "tables/name", 1, &nt);
 
-	if (!table || !bucket || !hashed || !acq || !cont || !wait || !names || same_rows(rd, "buckets", n, 6, 0, 1) < 0)
-		goto out;
-	idx = calloc(top ? top : 1, sizeof(*idx));
-	r->hotb = calloc(top ? top : 1, sizeof(*r->hotb));
-	if (!idx || !r->hotb || results_top(wait, (uint32_t)n[0], top, idx, &r->nhotb) < 0) {
-		oom(rd);
-		goto out;
+	if (!names)
+		return -1;
+	r->tables = calloc(nt ? nt : 1, sizeof(*r->tables));
+	if (!r->tables) {
+		free_strs(names, nt);
+		return oom(rd);
 	}
-	for (uint32_t i = 0; i < r->nhotb; i++) {
-		struct bucket_result *b = &r->hotb[i];
-		hsize_t j = idx[i];
-
-		if (table[j] >= n[6]) {
-			r->nhotb = i;
-			fs_fail(rd->e, FS_ERR_INPUT, "%s: buckets/table refers to table %u of %llu", rd->path, table[j],
-				(unsigned long long)n[6]);
-			goto out;
-		}
-		*b = (struct bucket_result){ strdup(names[table[j]]), bucket[j], hashed[j], acq[j], cont[j], wait[j] };
-		if (!b->table) {
-			r->nhotb = i;
-			oom(rd);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	free(table);
-	free(bucket);
-	free(hashed);
-	free(acq);
-	free(cont);
-	free(wait);
-	free_strs(names, n[6]);
-	free(idx);
-	return rc;
+	r->ntables = (uint32_t)nt;
+	for (hsize_t i = 0; i < nt; i++)
+		r->tables[i].name = names[i];
+	free(names);
+	if (rows_of(rd, "buckets/table", &n) < 0)
+		return -1;
+	r->buckets = calloc(n ? n : 1, sizeof(*r->buckets));
+	if (!r->buckets)
+		return oom(rd);
+	r->nbuckets = n;
+	if (read_struct_cols(rd, "buckets", h5_bucket_cols, H5_BUCKET_COLS, r->buckets, sizeof(*r->buckets), n,
+			     false) < 0)
+		return -1;
+	for (hsize_t i = 0; i < n; i++)
+		if (r->buckets[i].table >= nt)
+			return fs_fail(rd->e, FS_ERR_INPUT, "%s: buckets/table refers to table %u of %llu", rd->path,
+				       r->buckets[i].table, (unsigned long long)nt);
+	return 0;
 }
 
 /* "a=1 b=2" from provenance/overrides. */
@@ -537,11 +490,13 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	memcpy(r->transfers, xfer, sizeof(r->transfers));
 	free(xfer);
 	info->hottest_lines = hottest > 1000 ? 1000 : (uint32_t)hottest;
-	return read_threads(rd, r) < 0 || read_workload(rd, r) < 0 || read_resizes(rd, r) < 0 ||
-			       read_hot_lines(rd, r, top ? top : info->hottest_lines) < 0 ||
-			       read_hot_buckets(rd, r, top ? top : info->hottest_lines) < 0
-		       ? -1
-		       : 0;
+	if (read_threads(rd, r) < 0 || read_workload(rd, r) < 0 || read_resizes(rd, r) < 0 || read_lines(rd, r) < 0 ||
+	    read_buckets(rd, r) < 0)
+		return -1;
+	/* rows are in line order, so ties fall as in the run (lower line first) */
+	if (results_rank(r, top ? top : info->hottest_lines, top ? top : info->hottest_lines) < 0)
+		return oom(rd);
+	return 0;
 }
 
 int h5read_results(const char *path, uint32_t top, struct results *r, struct h5read_info *info,

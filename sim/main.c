@@ -242,7 +242,7 @@ static int cmd_run(int argc, char **argv)
 		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
 						&err) == 0)
 			path = default_path;
-		if (!path || h5out_open(&out, path, &s, &origin, &err) < 0) {
+		if (!path || h5out_open(&out, path, &sc, &s.series, &origin, &err) < 0) {
 			status = FS_ERR_OUTPUT;
 			goto out;
 		}
@@ -262,7 +262,7 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* the file first: the summary is printed even when writing it failed */
-	if (writing && h5out_finish(&out, &s, &res, &write_err) < 0)
+	if (writing && h5out_finish(&out, &sc, &res, &write_err) < 0)
 		writing = 0;
 	results_print_summary(&res, a.per_thread || sc.per_thread, stdout);
 	results_free(&res);

@@ -45,7 +45,7 @@ static void print_thread(void *arg, FILE *f)
 
 struct ranked {
 	uint64_t key;
-	uint32_t index;
+	uint64_t index;
 };
 
 static int by_key(const void *a, const void *b)
@@ -57,60 +57,137 @@ static int by_key(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int results_top(const uint64_t *key, uint32_t n, uint32_t k, uint32_t *idx, uint32_t *count)
+int results_top(const uint64_t *key, uint64_t n, uint32_t k, uint64_t *idx, uint32_t *count)
 {
 	struct ranked *rank = malloc((n ? n : 1) * sizeof(*rank));
-	uint32_t m = 0;
+	uint64_t m = 0;
 
 	if (!rank)
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n; i++)
 		if (key[i])
 			rank[m++] = (struct ranked){ key[i], i };
 	qsort(rank, m, sizeof(*rank), by_key);
-	*count = m < k ? m : k;
+	*count = m < k ? (uint32_t)m : k;
 	for (uint32_t i = 0; i < *count; i++)
 		idx[i] = rank[i].index;
 	free(rank);
 	return 0;
 }
 
-static int gather_hot_lines(struct results *r, const struct sim *s, uint32_t nhot)
+int results_rank(struct results *r, uint32_t k, uint32_t kb)
 {
-	const struct coherence *c = &s->coh;
-	uint64_t *sum = calloc(c->nlines ? c->nlines : 1, sizeof(*sum));
-	uint32_t *idx = calloc(nhot ? nhot : 1, sizeof(*idx));
+	uint64_t *key = malloc((r->nlines > r->nbuckets ? r->nlines : r->nbuckets ? r->nbuckets : 1) * sizeof(*key));
 	int rc = -1;
 
-	r->hot = calloc(nhot ? nhot : 1, sizeof(*r->hot));
-	if (!sum || !idx || !r->hot)
+	free(r->hot);
+	free(r->hotb);
+	r->nhot = r->nhotb = 0;
+	r->hot = calloc(k ? k : 1, sizeof(*r->hot));
+	r->hotb = calloc(kb ? kb : 1, sizeof(*r->hotb));
+	if (!key || !r->hot || !r->hotb)
 		goto out;
-	for (uint32_t l = 0; l < c->nlines; l++)
-		for (int k = 0; k < XFER_NCLASSES; k++)
-			sum[l] += c->lines[l].stats.transfers[k];
-	if (results_top(sum, c->nlines, nhot, idx, &r->nhot) < 0)
+	/* rows are in line order: ties fall to the lower line */
+	for (uint32_t i = 0; i < r->nlines; i++)
+		key[i] = r->lines[i].total_transfers;
+	if (results_top(key, r->nlines, k, r->hot, &r->nhot) < 0)
 		goto out;
-	for (uint32_t i = 0; i < r->nhot; i++) {
-		const struct line *l = &c->lines[idx[i]];
-		struct line_result *h = &r->hot[i];
-		char what[256];
-
-		h->line = idx[i];
-		h->what = strdup(memmap_describe(&s->mem, idx[i], what, sizeof(what)));
-		h->reads = l->reads;
-		h->writes = l->writes;
-		h->fills = l->stats.fills;
-		memcpy(h->transfers, l->stats.transfers, sizeof(h->transfers));
-		h->total_transfers = sum[idx[i]];
-		h->queued_ps = l->stats.queued_ps;
-		if (!h->what)
-			goto out;
-	}
-	rc = 0;
+	for (uint64_t i = 0; i < r->nbuckets; i++)
+		key[i] = r->buckets[i].wait_ps;
+	rc = results_top(key, r->nbuckets, kb, r->hotb, &r->nhotb);
 out:
-	free(sum);
-	free(idx);
+	free(key);
 	return rc;
+}
+
+/* Every line that saw traffic, with what lives on it. */
+static int gather_lines(struct results *r, const struct sim *s)
+{
+	const struct coherence *coh = &s->coh;
+	uint32_t n = 0;
+
+	for (uint32_t l = 0; l < coh->nlines; l++)
+		n += coh_line_traffic(coh, l) != 0;
+	r->lines = calloc(n ? n : 1, sizeof(*r->lines));
+	if (!r->lines)
+		return -1;
+	for (uint32_t l = 0; l < coh->nlines; l++) {
+		const struct line *ln = &coh->lines[l];
+		const struct line_label *lab = &s->mem.labels[l];
+		const struct mem_object *obj = &s->mem.objects[lab->object];
+		struct line_result *h;
+		char buf[512];
+
+		if (!coh_line_traffic(coh, l))
+			continue;
+		h = &r->lines[r->nlines++];
+		h->line = l;
+		h->address = coh->addr[l];
+		h->home_node = ln->home_node;
+		h->reads = ln->reads;
+		h->writes = ln->writes;
+		h->fills = ln->stats.fills;
+		h->queued_ps = ln->stats.queued_ps;
+		memcpy(h->transfers, ln->stats.transfers, sizeof(h->transfers));
+		for (int k = 0; k < XFER_NCLASSES; k++)
+			h->total_transfers += ln->stats.transfers[k];
+		h->object = obj->name;
+		h->element = obj->element;
+		h->first = lab->first;
+		h->last = lab->last;
+		h->mixed = lab->mixed;
+		h->what = strdup(memmap_describe(&s->mem, l, buf, sizeof(buf)));
+		h->fields = strdup(memmap_fields(&s->mem, l, buf, sizeof(buf)));
+		if (!h->what || !h->fields)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every futex table and every bucket of each, with its lock's figures. */
+static int gather_tables(struct results *r, const struct sim *s)
+{
+	const struct futex_tables *ft = &s->ft;
+	uint64_t nb = 0, row = 0;
+
+	for (uint32_t t = 0; t < ft->ntables; t++)
+		nb += ft->tables[t]->size;
+	r->tables = calloc(ft->ntables ? ft->ntables : 1, sizeof(*r->tables));
+	r->buckets = calloc(nb ? nb : 1, sizeof(*r->buckets));
+	if (!r->tables || !r->buckets)
+		return -1;
+	r->nbuckets = nb;
+	for (uint32_t t = 0; t < ft->ntables; t++) {
+		const struct futex_table *tab = ft->tables[t];
+		struct table_result *tr = &r->tables[r->ntables++];
+		uint64_t used = 0;
+
+		tr->name = strdup(tab->name);
+		tr->hash = strdup(tab->hash ? tab->hash->name : "");
+		if (!tr->name || !tr->hash)
+			return -1;
+		tr->size = tab->size;
+		tr->node = tab->node;
+		tr->first_bucket = row;
+		for (uint32_t b = 0; b < tab->size; b++, row++) {
+			struct bucket_result *br = &r->buckets[row];
+
+			br->table = t;
+			br->bucket = b;
+			br->hashed = tab->hashed[b];
+			tr->futexes += tab->hashed[b];
+			used += tab->hashed[b] != 0;
+			if (tab->lock0 != SPIN_NONE) {
+				const struct spinlock *l = &s->locks.locks[tab->lock0 + b];
+
+				br->acquisitions = l->acquisitions;
+				br->contended = l->contended;
+				br->wait_ps = l->wait_ps;
+			}
+		}
+		tr->collisions = tr->futexes - used;
+	}
+	return 0;
 }
 
 /* The workload's own figures, its latency histogram and the resizes of the run. */
@@ -219,7 +296,15 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	r->fills = s->coh.total_fills;
 	r->wall_secs = wall_secs;
 	r->events = s->eng.events;
-	return gather_workload(r, s) < 0 ? -1 : gather_hot_lines(r, s, nhot);
+	r->simulated_ps = s->eng.now;
+	r->ops_clamped = s->series.ops_clamped;
+	r->nodes = s->m->nodes;
+	r->node_transfers = malloc((size_t)r->nodes * r->nodes * sizeof(*r->node_transfers));
+	if (!r->node_transfers)
+		return -1;
+	memcpy(r->node_transfers, s->coh.node_transfers, (size_t)r->nodes * r->nodes * sizeof(*r->node_transfers));
+	return gather_workload(r, s) < 0 || gather_lines(r, s) < 0 || gather_tables(r, s) < 0 ? -1
+											   : results_rank(r, nhot, 0);
 }
 
 void results_free(struct results *r)
@@ -234,12 +319,20 @@ void results_free(struct results *r)
 	for (uint32_t i = 0; r->threads && i < r->nthreads; i++)
 		free(r->threads[i].perf_line);
 	free(r->threads);
-	for (uint32_t i = 0; r->hot && i < r->nhot; i++)
-		free(r->hot[i].what);
+	for (uint32_t i = 0; r->lines && i < r->nlines; i++) {
+		free(r->lines[i].what);
+		free(r->lines[i].fields);
+	}
+	free(r->lines);
 	free(r->hot);
-	for (uint32_t i = 0; r->hotb && i < r->nhotb; i++)
-		free(r->hotb[i].table);
+	for (uint32_t i = 0; r->tables && i < r->ntables; i++) {
+		free(r->tables[i].name);
+		free(r->tables[i].hash);
+	}
+	free(r->tables);
+	free(r->buckets);
 	free(r->hotb);
+	free(r->node_transfers);
 	free(r->lat_edges);
 	free(r->lat_counts);
 	free(r->resizes);
@@ -359,7 +452,7 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	if (r->nhot) {
 		fprintf(out, "  hottest lines    transfers (smt/node/remote)  line\n");
 		for (uint32_t i = 0; i < r->nhot; i++) {
-			const struct line_result *h = &r->hot[i];
+			const struct line_result *h = &r->lines[r->hot[i]];
 
 			fprintf(out, "    %2u. %10llu (%llu/%llu/%llu)  %s\n", i + 1,
 				(unsigned long long)h->total_transfers, (unsigned long long)h->transfers[XFER_SMT],
@@ -383,11 +476,11 @@ void results_print_buckets(const struct results *r, FILE *out)
 	}
 	fprintf(out, "  hottest buckets  lock wait (us)  acquisitions  contended  futexes  bucket\n");
 	for (uint32_t i = 0; i < r->nhotb; i++) {
-		const struct bucket_result *b = &r->hotb[i];
+		const struct bucket_result *b = &r->buckets[r->hotb[i]];
 
 		fprintf(out, "    %2u. %14.3f %13llu %10llu %8llu  %s bucket %u\n", i + 1, (double)b->wait_ps / 1e6,
 			(unsigned long long)b->acquisitions, (unsigned long long)b->contended,
-			(unsigned long long)b->hashed, b->table, b->bucket);
+			(unsigned long long)b->hashed, r->tables[b->table].name, b->bucket);
 	}
 }
 

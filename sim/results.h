@@ -1,7 +1,10 @@
 /* The figures of one run, gathered from the models after sim_run(), and the
- * perf-style summary printed from them. Kept apart from the models so that a
- * run's summary can be printed the same way from a result file later
- * (sim/h5read.h fills the same struct).
+ * perf-style summary printed from them. Every view of the models' state (the
+ * summary, the result file's tables, `futexsim show`) reads this struct, never
+ * the models: a run's summary prints the same from a result file later
+ * (sim/h5read.h fills the same struct), and the summary and the file cannot
+ * disagree. Tables are arrays of row structs (threads, lines, tables, buckets,
+ * resizes); sim/h5common.h lists their columns for the writer and the reader.
  */
 #ifndef FUTEXSIM_RESULTS_H
 #define FUTEXSIM_RESULTS_H
@@ -23,18 +26,33 @@ struct thread_result {
 	simtime_t blocked_ps;   /* asleep in futex waits */
 };
 
+/* A line that saw traffic (lines/). */
 struct line_result {
-	uint32_t line;
-	char *what;             /* memmap_describe() */
-	uint64_t reads, writes, fills;
+	uint32_t line, home_node;
+	uint32_t first, last;   /* the elements of its object on it (models/memmap.h) */
+	uint8_t mixed;          /* objects of several kinds share it */
+	uint64_t address, reads, writes, fills;
 	uint64_t transfers[XFER_NCLASSES];
 	uint64_t total_transfers;
 	simtime_t queued_ps;
+	char *what;             /* memmap_describe() */
+	char *fields;           /* "waiters,lock": its object's fields on it */
+	const char *object, *element; /* its object's names, borrowed from the run's memory map
+					 (NULL when read back from a file) */
 };
 
+/* A futex hash table (tables/). */
+struct table_result {
+	char *name, *hash;      /* hash "" when the table has no function */
+	uint32_t size, node;
+	uint64_t first_bucket;  /* its first row in buckets */
+	uint64_t futexes;       /* futexes hashed to it */
+	uint64_t collisions;    /* futexes that found their bucket already taken */
+};
+
+/* A bucket of a table (buckets/), in table order. */
 struct bucket_result {
-	char *table;            /* futex_table.name */
-	uint32_t bucket;
+	uint32_t table, bucket;
 	uint64_t hashed;        /* futexes hashed to it */
 	uint64_t acquisitions, contended;
 	simtime_t wait_ps;      /* total time waiters queued for its lock */
@@ -53,11 +71,21 @@ struct results {
 	uint64_t total_ops;
 	uint64_t transfers[XFER_NCLASSES];
 	uint64_t fills;
+	uint32_t nodes;
+	uint64_t *node_transfers; /* [nodes x nodes]: from the holder's node to the requester's */
+	uint32_t nlines;
+	struct line_result *lines; /* every line that saw traffic, in line order */
 	uint32_t nhot;
-	struct line_result *hot; /* the lines with most transfers, most first */
+	uint64_t *hot;          /* indices in lines of those with most transfers, most first */
+	uint32_t ntables;
+	struct table_result *tables;
+	uint64_t nbuckets;
+	struct bucket_result *buckets;
 	uint32_t nhotb;
-	struct bucket_result *hotb; /* buckets with the most lock wait, most first (show) */
-	uint64_t ops_simulated; /* all ops, warm-up included (for the speed figure) */
+	uint64_t *hotb;         /* indices in buckets of those with most lock wait, most first (show) */
+	uint64_t ops_simulated; /* all programs, warm-up included (for the speed figure) */
+	simtime_t simulated_ps; /* where the engine's clock stopped */
+	uint64_t ops_clamped;   /* time series: ops past the ring's reach (sim/timeseries.h) */
 	double wall_secs;       /* wall-clock time of sim_run */
 	uint64_t events;
 	int incomplete;         /* interrupted: the figures cover the window up to the stop */
@@ -71,8 +99,11 @@ struct results {
 	struct futex_resize *resizes;
 };
 
-/* Gathers the figures; keeps the `nhot` busiest lines. -1 when out of memory. */
+/* Gathers the figures; ranks the `nhot` busiest lines. -1 when out of memory. */
 int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs);
+/* Ranks r->lines by transfers into r->hot (up to k) and r->buckets by lock wait
+ * into r->hotb (up to kb). -1 when out of memory. */
+int results_rank(struct results *r, uint32_t k, uint32_t kb);
 void results_free(struct results *r);
 
 /* perf's shape: per-thread lines (optional), then exactly one "Averaged ..." line,
@@ -93,6 +124,6 @@ char *results_join(const char *const *v, size_t n);
 
 /* Indices of the (up to) `k` largest non-zero keys, largest first, ties by
  * lower index, into idx[]; their number in *count. -1 when out of memory. */
-int results_top(const uint64_t *key, uint32_t n, uint32_t k, uint32_t *idx, uint32_t *count);
+int results_top(const uint64_t *key, uint64_t n, uint32_t k, uint64_t *idx, uint32_t *count);
 
 #endif
