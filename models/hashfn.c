@@ -631,11 +631,7 @@ static const struct hashfn hashfns[] = {
 };
 
 #define HASHFN_COUNT (sizeof(hashfns) / sizeof(hashfns[0]))
-
-static const char *const hashfn_name_list[HASHFN_COUNT + 1] = {
-	"jhash2", "jhash2_addr_offs", "hash_long", "hash_long_old", "hash_mod",
-	"xxhash", "crc32c", "crc32", "siphash", "hsiphash", NULL,
-};
+_Static_assert(HASHFN_COUNT <= HASHFN_MAX, "raise HASHFN_MAX");
 
 const struct hashfn *hashfn_find(const char *name)
 {
@@ -647,7 +643,17 @@ const struct hashfn *hashfn_find(const char *name)
 	return NULL;
 }
 
-const char *const *hashfn_names(void)
+const struct hashfn *hashfn_at(size_t i)
 {
-	return hashfn_name_list;
+	return i < HASHFN_COUNT ? &hashfns[i] : NULL;
+}
+
+const char *const *hashfn_names(const char *out[HASHFN_MAX + 1])
+{
+	size_t i;
+
+	for (i = 0; i < HASHFN_COUNT; i++)
+		out[i] = hashfns[i].name;
+	out[i] = NULL;
+	return out;
 }

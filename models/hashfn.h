@@ -28,10 +28,16 @@ struct hashfn {
 	uint32_t cost_cycles;    /* default cost of one hash, in cycles [A] */
 };
 
+/* Room for the names of every function of the table and a NULL (checked where
+ * the table is defined). */
+#define HASHFN_MAX 16u
 /* The function called `name`, or NULL. */
 const struct hashfn *hashfn_find(const char *name);
-/* NULL-terminated list of all names, for messages and suggestions. */
-const char *const *hashfn_names(void);
+/* The i-th function of the table, or NULL past its end. */
+const struct hashfn *hashfn_at(size_t i);
+/* The names of every function, in table order, NULL-terminated, into out (for
+ * YAML enums, messages and suggestions); returns out. */
+const char *const *hashfn_names(const char *out[HASHFN_MAX + 1]);
 
 /* Bob Jenkins' lookup3 hashword(), which the kernel calls jhash2. */
 uint32_t jhash2(const uint32_t *k, uint32_t length, uint32_t initval);

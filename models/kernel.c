@@ -107,11 +107,12 @@ static int parse_buckets(const struct yt_node *map, const char *key, int64_t dfl
 static int parse_hashfn(const struct yt_node *map, const char *key, const struct hashfn **out,
 			struct fs_error *e)
 {
+	const char *names[HASHFN_MAX + 1];
 	int idx;
 
-	if (cfg_get_enum(map, key, hashfn_names(), -1, &idx, e) < 0)
+	if (cfg_get_enum(map, key, hashfn_names(names), -1, &idx, e) < 0)
 		return -1;
-	*out = idx >= 0 ? hashfn_find(hashfn_names()[idx]) : hashfn_find("jhash2");
+	*out = idx >= 0 ? hashfn_at((size_t)idx) : hashfn_find("jhash2");
 	return 0;
 }
 
@@ -149,6 +150,7 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	static const char *const scopes[] = { "full", "address", NULL };
 	int scope;
 	const struct yt_node *max = yt_get(n, "max_buckets");
+	const char *modes[REFCOUNT_MAX_MODES + 1];
 	int refcount;
 
 	if (n && (cfg_expect(n, YT_MAP, "private_hash", e) < 0 ||
@@ -162,9 +164,9 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	    cfg_get_u32(n, "min_buckets", 16, 1, 1u << 30, &k->private_hash.min_buckets, e) < 0 ||
 	    parse_hashfn(n, "hash", &k->private_hash.hash, e) < 0 ||
 	    cfg_get_enum(n, "key", scopes, KEY_SCOPE_ADDRESS, &scope, e) < 0 ||
-	    cfg_get_enum(n, "refcount", refcount_mode_names(), 0, &refcount, e) < 0)
+	    cfg_get_enum(n, "refcount", refcount_mode_names(modes), 0, &refcount, e) < 0)
 		return -1;
-	k->private_hash.refcount = refcount_mode_find(refcount_mode_names()[refcount]);
+	k->private_hash.refcount = refcount_mode_at((size_t)refcount);
 	k->private_hash.key = (enum key_scope)scope;
 	k->private_hash.max_buckets = 0;
 	if (max && !is_word(max, "node-table")) {
@@ -244,11 +246,13 @@ static int hash_cost(const struct yt_node *hash_costs, const struct hashfn *fn, 
 static int parse_costs(struct kernel_design *k, const struct yt_node *n, const struct yt_node *hash_costs,
 		       struct fs_error *e)
 {
+	const char *names[HASHFN_MAX + 1];
+
 	if (n && (cfg_expect(n, YT_MAP, "costs", e) < 0 ||
 		  cfg_check_keys(n, "costs", kernel_cost_names, e) < 0))
 		return -1;
 	if (hash_costs && (cfg_expect(hash_costs, YT_MAP, "hash_costs", e) < 0 ||
-			   cfg_check_keys(hash_costs, "hash_costs", hashfn_names(), e) < 0))
+			   cfg_check_keys(hash_costs, "hash_costs", hashfn_names(names), e) < 0))
 		return -1;
 	if (hash_cost(hash_costs, k->global.hash, &k->costs[KC_HASH_GLOBAL], e) < 0 ||
 	    hash_cost(hash_costs, k->private_hash.hash, &k->costs[KC_HASH_PRIVATE], e) < 0)

@@ -50,17 +50,28 @@ static const struct refcount_mode modes[] = {
 	  emit_percpu_put },
 };
 
-static const char *const names[] = { "none", "rcuref", "percpu-6.17", "percpu-6.18", NULL };
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
+_Static_assert(NMODES <= REFCOUNT_MAX_MODES, "raise REFCOUNT_MAX_MODES");
 
 const struct refcount_mode *refcount_mode_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+	for (size_t i = 0; i < NMODES; i++)
 		if (strcmp(modes[i].name, name) == 0)
 			return &modes[i];
 	return NULL;
 }
 
-const char *const *refcount_mode_names(void)
+const struct refcount_mode *refcount_mode_at(size_t i)
 {
-	return names;
+	return i < NMODES ? &modes[i] : NULL;
+}
+
+const char *const *refcount_mode_names(const char *out[REFCOUNT_MAX_MODES + 1])
+{
+	size_t i;
+
+	for (i = 0; i < NMODES; i++)
+		out[i] = modes[i].name;
+	out[i] = NULL;
+	return out;
 }

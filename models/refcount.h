@@ -12,6 +12,7 @@
 #define FUTEXSIM_REFCOUNT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct path_builder;
@@ -26,7 +27,12 @@ struct refcount_mode {
 	void (*emit_put)(struct path_builder *b);
 };
 
+/* Room for the names of every mode of the table and a NULL. */
+#define REFCOUNT_MAX_MODES 8u
 const struct refcount_mode *refcount_mode_find(const char *name);
-const char *const *refcount_mode_names(void); /* NULL-terminated */
+/* The i-th mode of the table, or NULL past its end. */
+const struct refcount_mode *refcount_mode_at(size_t i);
+/* The names of every mode, in table order, NULL-terminated, into out; returns out. */
+const char *const *refcount_mode_names(const char *out[REFCOUNT_MAX_MODES + 1]);
 
 #endif

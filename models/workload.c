@@ -8,11 +8,12 @@
 #include "models/workload_mutex.h"
 
 static const struct workload_type *const types[] = { &workload_hashbench, &workload_mutex, &workload_condvar };
-static const char *const names[] = { "hash-bench", "mutex", "condvar", NULL };
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+_Static_assert(NTYPES <= WORKLOAD_MAX_TYPES, "raise WORKLOAD_MAX_TYPES");
 
 const struct workload_type *workload_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+	for (size_t i = 0; i < NTYPES; i++)
 		if (strcmp(types[i]->name, name) == 0)
 			return types[i];
 	return NULL;
@@ -30,7 +31,17 @@ void workload_figure_add(struct workload_figures *f, const char *name, const cha
 	w->value = value;
 }
 
-const char *const *workload_names(void)
+const struct workload_type *workload_at(size_t i)
 {
-	return names;
+	return i < NTYPES ? types[i] : NULL;
+}
+
+const char *const *workload_names(const char *out[WORKLOAD_MAX_TYPES + 1])
+{
+	size_t i;
+
+	for (i = 0; i < NTYPES; i++)
+		out[i] = types[i]->name;
+	out[i] = NULL;
+	return out;
 }

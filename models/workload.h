@@ -68,7 +68,12 @@ struct workload_type {
 	void (*size)(const void *params, struct workload_size *out);
 };
 
+/* Room for the names of every workload type and a NULL. */
+#define WORKLOAD_MAX_TYPES 16u
 const struct workload_type *workload_find(const char *name);
-const char *const *workload_names(void); /* NULL-terminated */
+/* The i-th type of the registry, or NULL past its end. */
+const struct workload_type *workload_at(size_t i);
+/* The names of every type, in registry order, NULL-terminated, into out; returns out. */
+const char *const *workload_names(const char *out[WORKLOAD_MAX_TYPES + 1]);
 
 #endif

@@ -226,12 +226,13 @@ static int parse_output(struct scenario *sc, const struct yt_node *out, struct f
 
 static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct fs_error *e)
 {
+	const char *names[WORKLOAD_MAX_TYPES + 1];
 	int type;
 
 	if (cfg_expect(wl, YT_MAP, "workload", e) < 0 || cfg_require(wl, "type", "workload", e) < 0 ||
-	    cfg_get_enum(wl, "type", workload_names(), 0, &type, e) < 0)
+	    cfg_get_enum(wl, "type", workload_names(names), 0, &type, e) < 0)
 		return -1;
-	sc->wl_type = workload_find(workload_names()[type]);
+	sc->wl_type = workload_at((size_t)type);
 	return sc->wl_type->parse(wl, &sc->machine, &sc->wl_params, e);
 }
 

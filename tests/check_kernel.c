@@ -137,7 +137,8 @@ END_TEST
 /* Every refcount mode YAML accepts (refcount_mode_names) is one the table has. */
 START_TEST(test_refcount_modes)
 {
-	const char *const *names = refcount_mode_names();
+	const char *buf[REFCOUNT_MAX_MODES + 1];
+	const char *const *names = refcount_mode_names(buf);
 	size_t n = 0;
 
 	for (; names[n]; n++) {
