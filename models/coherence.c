@@ -1,5 +1,6 @@
 #include "models/coherence.h"
 
+#include "sim/core/bytes.h"
 #include "sim/core/hugemem.h"
 
 #include <stdlib.h>
@@ -431,4 +432,11 @@ void coh_reset_stats(struct coherence *c)
 	memset(c->total_transfers, 0, sizeof(c->total_transfers));
 	c->total_fills = 0;
 	memset(c->node_transfers, 0, (size_t)c->m->nodes * c->m->nodes * sizeof(*c->node_transfers));
+}
+
+uint64_t coh_bytes(uint64_t nlines, uint32_t ncpus)
+{
+	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)ncpus + 63) / 64 * sizeof(uint64_t);
+
+	return bytes_mul(bytes_doubled(nlines, 1024), per_line);
 }

@@ -147,6 +147,10 @@ void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint3
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);
 
+/* Bytes that `nlines` lines of a machine of `ncpus` CPUs take: the line state,
+ * its address and its sharer set, in arrays at the capacity they double to. */
+uint64_t coh_bytes(uint64_t nlines, uint32_t ncpus);
+
 /* Accesses, fills and transfers of `line` in the window: 0 when it saw no traffic. */
 static inline uint64_t coh_line_traffic(const struct coherence *c, uint32_t line)
 {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/core/bytes.h"
+
 static void table_free(struct futex_table *t)
 {
 	if (!t)
@@ -341,4 +343,34 @@ struct op_target futex_tables_resolve_inode(struct futex_tables *ft, uint64_t in
 	uint32_t h = ft->tables[0]->hash->hash(&key, KEY_SCOPE_FULL, ft->k->key_order);
 
 	return bucket_of(global_table(ft, &key, 0, h), h);
+}
+
+/* Lines that `bytes` of objects touch: a misaligned start touches one more on each side. */
+static uint64_t lines_of(uint64_t bytes)
+{
+	return bytes / LINE_SIZE + 2;
+}
+
+void futex_tables_size(const struct kernel_design *k, const struct machine *m, uint64_t processes,
+		       uint32_t max_threads, uint64_t *lines, uint64_t *buckets)
+{
+	uint32_t nglobal = k->global.per_node ? m->nodes : 1;
+	uint64_t gbuckets = kernel_global_buckets(k, m->ncpus, nglobal);
+	uint64_t pbuckets = kernel_private_buckets(k, max_threads, m->ncpus, (uint32_t)gbuckets);
+	uint64_t phashes = bytes_mul(processes, k->private_hash.buckets < 0 ? 2 : 1);
+	uint64_t n;
+
+	*buckets = bytes_add(bytes_mul(nglobal, gbuckets), bytes_mul(phashes, pbuckets));
+	n = bytes_mul(nglobal, lines_of(bytes_mul(gbuckets, k->bucket.size)));
+	n = bytes_add(n, bytes_mul(phashes, bytes_add(lines_of(bytes_mul(pbuckets, k->bucket.size)),
+						      lines_of(k->phash_header.size))));
+	/* per CPU: an MCS queue node, and per process a futex_ref counter; the mm */
+	n = bytes_add(n, m->ncpus);
+	*lines = bytes_add(n, bytes_mul(processes, bytes_add(m->ncpus, lines_of(k->mm.size))));
+}
+
+uint64_t futex_tables_bytes(uint64_t buckets)
+{
+	/* the field lines and the occupancy count of each */
+	return bytes_mul(buckets, BF_NFIELDS * sizeof(uint32_t) + sizeof(uint32_t));
 }

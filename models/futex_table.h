@@ -127,6 +127,16 @@ struct op_target futex_tables_resolve(struct futex_tables *ft, uint32_t pid, uin
  * in the file, so every process mapping it finds the same global bucket. */
 struct op_target futex_tables_resolve_inode(struct futex_tables *ft, uint64_t inode_seq, uint64_t file_offset);
 
+/* What the tables will hold for `processes` processes of at most `max_threads`
+ * threads each (main included), from the design alone (nothing is built): the
+ * buckets over every table and the lines of kernel objects (tables, private
+ * hash headers, MCS nodes, per-CPU refcounts, mms). An auto-sized private hash
+ * counts twice: as threads are created it may be replaced, and the old one stays. */
+void futex_tables_size(const struct kernel_design *k, const struct machine *m, uint64_t processes,
+		       uint32_t max_threads, uint64_t *lines, uint64_t *buckets);
+/* Bytes of the per-bucket arrays of `buckets` buckets (their spinlocks aside). */
+uint64_t futex_tables_bytes(uint64_t buckets);
+
 static inline uint32_t futex_table_line(const struct futex_table *t, uint32_t bucket, enum bucket_field f)
 {
 	if (t->contiguous && t->off[f] != LAYOUT_ABSENT)

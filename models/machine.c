@@ -633,3 +633,8 @@ int machine_parse_cpulist(const struct machine *m, const char *spec, const struc
 	*ncpus = l.n;
 	return 0;
 }
+
+uint64_t machine_bytes(const struct machine *m)
+{
+	return (uint64_t)m->ncpus * m->nodes * 2 * sizeof(simtime_t);
+}

@@ -116,4 +116,7 @@ int machine_parse_cpulist(const struct machine *m, const char *spec, const struc
 /* Name of a transfer class for reports: "smt", "node", "remote". */
 const char *xfer_class_name(enum xfer_class c);
 
+/* Bytes of the machine's per CPU x node tables (transfer and DRAM costs). */
+uint64_t machine_bytes(const struct machine *m);
+
 #endif

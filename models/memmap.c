@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/core/bytes.h"
+
 /* x86_64 layout, for plausible addresses (bits the hashes see) and home nodes:
  * the direct map with a 64 GiB window per node, the vmalloc area, user heap. */
 #define KERNEL_DIRECT_BASE UINT64_C(0xffff888000000000)
@@ -228,4 +230,11 @@ const char *memmap_fields(const struct memmap *mm, uint32_t line, char *buf, siz
 		if (l->fields & (1u << i))
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", o->fields[i]);
 	return buf;
+}
+
+uint64_t memmap_bytes(uint64_t nlines)
+{
+	uint64_t labels = bytes_mul(bytes_doubled(nlines, 1024), sizeof(struct line_label));
+
+	return bytes_add(labels, bytes_mul(bytes_doubled(bytes_mul(nlines, 2), 1024), sizeof(uint64_t) + sizeof(uint32_t)));
 }

@@ -98,6 +98,10 @@ uint32_t memmap_object(struct memmap *mm, const char *name, const char *element,
  * Returns MEMMAP_NONE when out of memory. */
 uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t index, int field);
 
+/* Bytes the map takes for `nlines` lines: a label each, and the address map
+ * (kept under 3/4 full), at the capacity they double to. */
+uint64_t memmap_bytes(uint64_t nlines);
+
 /* "global hash node 0 bucket 17-18 (waiters,lock)" into buf; returns buf. */
 const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len);
 /* The names of the line's object's fields that live on it ("waiters,lock"), into buf. */

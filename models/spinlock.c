@@ -1,5 +1,6 @@
 #include "models/spinlock.h"
 
+#include "sim/core/bytes.h"
 #include "sim/core/hugemem.h"
 
 #include <stdlib.h>
@@ -122,4 +123,9 @@ void spinlocks_reset_stats(struct spinlocks *s)
 		s->locks[i].contended = 0;
 		s->locks[i].wait_ps = 0;
 	}
+}
+
+uint64_t spinlocks_bytes(uint64_t nlocks)
+{
+	return bytes_mul(bytes_doubled(nlocks, 1024), sizeof(struct spinlock));
 }

@@ -80,4 +80,7 @@ void spinlock_release(struct spinlocks *s, uint32_t lock, uint32_t r);
 
 void spinlocks_reset_stats(struct spinlocks *s);
 
+/* Bytes that `nlocks` spinlocks take (an array doubling from 1024). */
+uint64_t spinlocks_bytes(uint64_t nlocks);
+
 #endif

@@ -9,6 +9,7 @@
 #include "models/task_access.h"
 #include "models/task_cpu.h"
 #include "models/task_lock.h"
+#include "sim/core/bytes.h"
 
 static void on_resume(void *ctx, uint32_t task);
 static void on_handoff(void *ctx, uint32_t task);
@@ -323,4 +324,9 @@ static void on_handoff(void *ctx, uint32_t task)
 	struct task *t = &ts->v[task];
 
 	lock_handed_over(ts, t);
+}
+
+uint64_t tasks_bytes(uint64_t ntasks)
+{
+	return bytes_mul(ntasks, 4096u);
 }

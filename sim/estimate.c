@@ -8,90 +8,35 @@
 #include "models/futex_table.h"
 #include "models/memmap.h"
 #include "models/spinlock.h"
+#include "sim/core/bytes.h"
 #include "sim/core/engine.h"
+#include "sim/results.h"
 #include "sim/sim.h"
 
-/* What the result file's writer gathers per line with traffic (sim/h5out.c:
- * a dozen columns and a description string) and per bucket. */
-#define RESULT_BYTES_PER_LINE 192u
-#define RESULT_BYTES_PER_BUCKET 64u
-/* Engine queue, task state, coherence requests, time series ring and the like,
- * per task: measured at 19 KiB with 65536 blocking threads, so 4 KiB on top of
- * what the workload reports. */
-#define BYTES_PER_TASK 4096u
 /* Everything of fixed size: the YAML docs, the table directory, libraries' own. */
 #define FIXED_BYTES (8ull << 20)
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-/* The capacity an array that doubles from `first` reaches to hold n. */
-static uint64_t doubled(uint64_t n, uint64_t first)
-{
-	uint64_t cap = first;
-
-	while (cap < n && cap < (UINT64_MAX >> 1))
-		cap <<= 1;
-	return cap;
-}
-
-static uint64_t lines_of(uint64_t bytes)
-{
-	return bytes / LINE_SIZE + 2; /* a misaligned start touches one more on each side */
-}
 
 void estimate_memory(const struct scenario *sc, struct estimate *est)
 {
 	const struct machine *m = &sc->machine;
-	const struct kernel_design *k = &sc->kernel;
 	struct workload_size w = { .processes = 1, .max_process_threads = 2 };
-	uint32_t nglobal = k->global.per_node ? m->nodes : 1;
-	uint64_t gbuckets = kernel_global_buckets(k, m->ncpus, nglobal), pbuckets, lines, buckets, bytes, per_line, phashes;
 	uint32_t ntasks = sc->wl_type->ntasks(sc->wl_params);
+	uint64_t lines, buckets, bytes;
 
 	/* a workload type without the hook counts with its tasks alone */
 	if (sc->wl_type->size)
 		sc->wl_type->size(sc->wl_params, &w);
-	pbuckets = kernel_private_buckets(k, w.max_process_threads, m->ncpus, (uint32_t)gbuckets);
-	/* an auto-sized private hash may be replaced as threads are created: the
-	 * old ones stay (their lines too), and the sizes double, so 2x the last */
-	phashes = sat_mul(w.processes, k->private_hash.buckets < 0 ? 2 : 1);
-	buckets = sat_add(sat_mul(nglobal, gbuckets), sat_mul(phashes, pbuckets));
-	lines = sat_mul(nglobal, lines_of(sat_mul(gbuckets, k->bucket.size)));
-	lines = sat_add(lines, sat_mul(phashes,
-				       sat_add(lines_of(sat_mul(pbuckets, k->bucket.size)),
-					       lines_of(k->phash_header.size))));
-	/* per CPU: an MCS queue node, and per process a futex_ref counter; the mm */
-	lines = sat_add(lines, m->ncpus);
-	lines = sat_add(lines, sat_mul(w.processes, sat_add(m->ncpus, lines_of(k->mm.size))));
-	lines = sat_add(lines, w.user_lines);
+	futex_tables_size(&sc->kernel, m, w.processes, w.max_process_threads, &lines, &buckets);
+	lines = bytes_add(lines, w.user_lines);
 
-	/* coherence state, address and sharer set per line, the memory map's label,
-	 * and its address map (kept under 3/4 full); arrays at doubled capacity */
-	per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) +
-		   sizeof(struct line_label);
-	bytes = sat_mul(doubled(lines, 1024), per_line);
-	bytes = sat_add(bytes, sat_mul(doubled(sat_mul(lines, 2), 1024), sizeof(uint64_t) + sizeof(uint32_t)));
-	bytes = sat_add(bytes, sat_mul(lines, RESULT_BYTES_PER_LINE));
-	/* per bucket: a spinlock (doubling array), its field lines and occupancy */
-	bytes = sat_add(bytes, sat_mul(doubled(buckets, 1024), sizeof(struct spinlock)));
-	bytes = sat_add(bytes, sat_mul(buckets, BF_NFIELDS * sizeof(uint32_t) + sizeof(uint32_t) +
-						   RESULT_BYTES_PER_BUCKET));
-	bytes = sat_add(bytes, w.bytes);
-	/* the time series: a ring of future intervals per task (it starts small and
-	 * grows only when a task runs far ahead) and a buffered chunk of rows */
-	bytes = sat_add(bytes, sat_mul(ntasks, 64 * sizeof(uint64_t)) + (64u << 10));
-	bytes = sat_add(bytes, sat_mul(ntasks, BYTES_PER_TASK));
-	/* the machine's per-pair tables */
-	bytes = sat_add(bytes, sat_mul(sat_mul(m->ncpus, m->nodes), 2 * sizeof(simtime_t)));
-	bytes = sat_add(bytes, FIXED_BYTES);
+	/* each model's own estimate, from the allocator it sizes */
+	bytes = bytes_add(coh_bytes(lines, m->ncpus), memmap_bytes(lines));
+	bytes = bytes_add(bytes, results_bytes(lines, buckets));
+	bytes = bytes_add(bytes, bytes_add(spinlocks_bytes(buckets), futex_tables_bytes(buckets)));
+	bytes = bytes_add(bytes, w.bytes);
+	bytes = bytes_add(bytes, bytes_add(series_bytes(ntasks), tasks_bytes(ntasks)));
+	bytes = bytes_add(bytes, machine_bytes(m));
+	bytes = bytes_add(bytes, FIXED_BYTES);
 
 	est->bytes = bytes;
 	est->lines = lines;
@@ -119,7 +64,7 @@ void estimate_events(const struct sim *s, struct estimate *est)
 
 		for (uint32_t u = 0; u < t->nuops; u++)
 			if (t->prog[u].kind == UOP_WORK && t->prog[u].operand != OPND_RANDOM_EXP)
-				work = sat_add(work, t->prog[u].work_ps);
+				work = bytes_add(work, t->prog[u].work_ps);
 		if (i == 0 || work < floor)
 			floor = work;
 		if (t->nuops + 1u > uops)
@@ -133,8 +78,8 @@ void estimate_events(const struct sim *s, struct estimate *est)
 	/* each task at most end / (floor + the workload's least mean draw) ops
 	 * (background tasks counted like threads), each at most one event per
 	 * micro-op; one event per interval */
-	est->ops = sat_mul(ts->n, s->end / sat_add(floor, w.step_work_ps) + 1);
-	est->events = sat_add(sat_mul(est->ops, uops), s->series.nintervals + 1);
+	est->ops = bytes_mul(ts->n, s->end / bytes_add(floor, w.step_work_ps) + 1);
+	est->events = bytes_add(bytes_mul(est->ops, uops), s->series.nintervals + 1);
 }
 
 static double gib(uint64_t bytes)

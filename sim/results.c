@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/core/bytes.h"
+
 static char *capture(void (*print)(void *, FILE *), void *arg)
 {
 	char *buf = NULL;
@@ -518,4 +520,13 @@ void results_print_csv(const struct results *r, FILE *out)
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r),
 		(unsigned long long)r->fills, !r->incomplete);
+}
+
+uint64_t results_bytes(uint64_t lines, uint64_t buckets)
+{
+	/* a line's two strings with their malloc headers take about 96 bytes; the
+	 * writer copies a column at a time (at most 64 bytes a row) */
+	uint64_t per_line = sizeof(struct line_result) + 96 + 64, per_bucket = sizeof(struct bucket_result) + 24;
+
+	return bytes_add(bytes_mul(lines, per_line), bytes_mul(buckets, per_bucket));
 }

@@ -126,4 +126,9 @@ char *results_join(const char *const *v, size_t n);
  * lower index, into idx[]; their number in *count. -1 when out of memory. */
 int results_top(const uint64_t *key, uint64_t n, uint32_t k, uint64_t *idx, uint32_t *count);
 
+/* Bytes the gathered results take for `lines` lines with traffic and `buckets`
+ * buckets (a row each, a line's description and fields strings), and what the
+ * result file's writer gathers beside them. */
+uint64_t results_bytes(uint64_t lines, uint64_t buckets);
+
 #endif

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/core/bytes.h"
+
 /* About 64 KiB per chunk of the ops dataset: inside HDF5's recommended 10 KiB
  * to 1 MiB, and small enough that a chunk's worth of rows costs little memory. */
 #define TS_CHUNK_BYTES 65536u
@@ -201,4 +203,9 @@ int series_finish(struct timeseries *series, bool interrupted, struct fs_error *
 		return -1;
 	}
 	return 0;
+}
+
+uint64_t series_bytes(uint64_t ntasks)
+{
+	return bytes_add(bytes_mul(ntasks, 64 * sizeof(uint64_t)), 64u << 10);
 }

@@ -92,4 +92,9 @@ void series_note_op(struct timeseries *series, uint32_t task, simtime_t when);
  * -1 with `e` filled when the sink fails (or failed during the run). */
 int series_finish(struct timeseries *series, bool interrupted, struct fs_error *e);
 
+/* Bytes of a time series of `ntasks` tasks: a ring of future intervals per
+ * task (it starts small and grows only when a task runs far ahead) and a
+ * buffered chunk of rows. */
+uint64_t series_bytes(uint64_t ntasks);
+
 #endif
