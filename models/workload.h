@@ -1,9 +1,10 @@
 /* Workloads: what the simulated threads do, selected by `workload.type`.
  *
  * A workload type parses its YAML section into parameters, says how many tasks
- * it needs, builds its processes, memory and programs on a constructed
- * simulation (the models a struct world points to: models/world.h), starts the tasks, and chooses each task's next
- * operation when one completes. It reports through the common per-task counters.
+ * it needs, builds its processes, memory and programs on the built models (a
+ * struct world, models/world.h), starts the tasks, and chooses each task's next
+ * program when one completes (program_done). It reports through the common
+ * per-task counters and its own figures.
  */
 #ifndef FUTEXSIM_WORKLOAD_H
 #define FUTEXSIM_WORKLOAD_H
