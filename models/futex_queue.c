@@ -117,8 +117,10 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 	switch (t->walk.stage) {
 	case WS_READ:
 		w = &ts->v[t->walk.cur];
-		/* futex_match and the list step cost local work for every entry */
+		/* futex_match and the list step cost local work for every entry: the
+		 * next access is not back-to-back with this read */
 		t->clock += work_time(ts, t, u->work_ps);
+		t->burst_line = COH_NONE;
 		t->chain_walked++;
 		if (w->waiting_on == t->word) {
 			t->walk.taken = t->walk.cur;

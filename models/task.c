@@ -252,8 +252,10 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	struct tasks *ts = ctx;
 	struct task *t = &ts->v[task];
 
-	(void)line;
 	t->clock = ts->eng->now;
+	/* the task now holds `line`: only a next access to it with nothing in between
+	 * is back-to-back (line_access) */
+	t->burst_line = line;
 	switch (t->state) {
 	case TS_ACCESS:
 		t->pc++;
