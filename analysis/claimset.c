@@ -390,8 +390,11 @@ static int check_refcount(const struct claim *c, const struct claim_options *o, 
 	double rc = tp[0][1] / tp[0][0], imm = tp[1][1] / tp[1][0], p17 = tp[2][1] / tp[2][0],
 	       p18 = tp[3][1] / tp[3][0];
 
-	/* 28 threads share cores (SMT) and nodes, which alone costs ~30% per thread */
-	r->holds = rc < 0.3 && imm > 0.6 && p17 > 0.6 && p18 > 0.6 && tp[3][1] > tp[2][1] && in < 0.5 * after &&
+	/* 28 threads share cores (SMT) and nodes, which alone costs ~30% per thread,
+	 * and they share buckets (28 x 1024 futexes in 4096), whose lines every op
+	 * reads before it writes them (hb->priv, 6.16+): not collapsing is staying
+	 * within a factor of two of 4 threads, where the shared counter loses >3x */
+	r->holds = rc < 0.3 && imm > 0.5 && p17 > 0.5 && p18 > 0.5 && tp[3][1] > tp[2][1] && in < 0.5 * after &&
 		   atomic_in > 0 && atomic_after == 0;
 	figures(r,
 		"28 vs 4 threads, per-thread ops/s: rcuref %.0f vs %.0f (x%.2f), immutable x%.2f, per-CPU 6.17 "

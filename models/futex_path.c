@@ -60,16 +60,50 @@ static bool uses_private_hash(const struct path_builder *b)
 	return b->private_hash && !b->shared;
 }
 
-static void step_hash_lookup(struct path_builder *b)
+static bool has_phash_field(const struct path_builder *b, enum phash_field f)
+{
+	return b->k->phash_header.off[f] != LAYOUT_ABSENT;
+}
+
+/* fph->immutable, checked by the private hash's get and put (6.16 development):
+ * a read of the header line, when the design's header has the flag. */
+static void emit_immutable_check(struct path_builder *b)
+{
+	if (uses_private_hash(b) && has_phash_field(b, PHF_IMMUTABLE))
+		path_emit_access(b, ACCESS_READ, OPND_LINE, b->phash_lines[PHF_IMMUTABLE]);
+}
+
+/* futex_hash() in the kernel's order (futex-hashing.md s8): find the table (the
+ * mm's pointer to its private hash and the header's hash_mask, where the design
+ * keeps them apart), hash, then read hb->priv from the bucket (6.16+: every
+ * bucket has it), then take the private hash's reference: the bucket line is
+ * read before waiters++ writes it. */
+static void emit_hash_lookup(struct path_builder *b, enum uop_operand bucket)
 {
 	if (!uses_private_hash(b)) {
 		path_emit_work(b, b->costs_ps[KC_HASH_GLOBAL]);
-		return;
+	} else {
+		path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_FUTEX_PHASH]);
+		path_emit_work(b, b->costs_ps[KC_HASH_PRIVATE]);
+		if (has_phash_field(b, PHF_HASH_MASK))
+			path_emit_access(b, ACCESS_READ, OPND_LINE, b->phash_lines[PHF_HASH_MASK]);
 	}
-	path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_FUTEX_PHASH]);
-	b->k->private_hash.refcount->emit_get(b);
-	path_emit_work(b, b->costs_ps[KC_HASH_PRIVATE]);
-	path_emit_access(b, ACCESS_READ, OPND_LINE, b->phash_lines[PHF_HASH_MASK]);
+	if (b->k->bucket.off[BF_PRIV] != LAYOUT_ABSENT)
+		path_emit_access(b, ACCESS_READ, bucket, BF_PRIV);
+	if (uses_private_hash(b)) {
+		emit_immutable_check(b);
+		b->k->private_hash.refcount->emit_get(b);
+	}
+}
+
+static void step_hash_lookup(struct path_builder *b)
+{
+	emit_hash_lookup(b, OPND_BUCKET_FIELD);
+}
+
+static void step_hash_lookup2(struct path_builder *b)
+{
+	emit_hash_lookup(b, OPND_BUCKET2_FIELD);
 }
 
 static void step_wait_setup(struct path_builder *b)
@@ -126,8 +160,10 @@ static void emit_hash_put(struct path_builder *b, enum uop_operand bucket)
 {
 	if (b->k->bucket.off[BF_PRIV] != LAYOUT_ABSENT)
 		path_emit_access(b, ACCESS_READ, bucket, BF_PRIV);
-	if (uses_private_hash(b))
+	if (uses_private_hash(b)) {
+		emit_immutable_check(b);
 		b->k->private_hash.refcount->emit_put(b);
+	}
 }
 
 static void step_hash_put(struct path_builder *b)
@@ -259,7 +295,7 @@ static const struct step_def step_defs[STEP_NSTEPS] = {
 	[STEP_WAITERS_PENDING] = { step_waiters_pending, BF_WAITERS },
 	[STEP_WAKE_WALK] = { step_wake_walk, BF_CHAIN },
 	[STEP_GET_KEY2] = { step_get_key, -1 },
-	[STEP_HASH_LOOKUP2] = { step_hash_lookup, -1 },
+	[STEP_HASH_LOOKUP2] = { step_hash_lookup2, -1 },
 	[STEP_WAITERS_INC2] = { step_waiters_inc2, BF_WAITERS },
 	[STEP_WAITERS_DEC2] = { step_waiters_dec2, BF_WAITERS },
 	[STEP_DOUBLE_LOCK] = { step_double_lock, BF_LOCK },

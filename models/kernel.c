@@ -5,7 +5,7 @@
 #include "models/futex_path.h"
 
 const char *const bucket_field_names[] = { "waiters", "lock", "chain", "priv", NULL };
-const char *const phash_field_names[] = { "users", "hash_mask", NULL };
+const char *const phash_field_names[] = { "users", "hash_mask", "immutable", NULL };
 const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash", "futex_ref",
 				       "mmap_cache",   "futex_atomic", NULL };
 const char *const kernel_cost_names[] = {

@@ -24,7 +24,7 @@
 /* Fields of a hash bucket that the path touches. */
 enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
 /* Fields of the private hash header. */
-enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_NFIELDS };
+enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_IMMUTABLE, PHF_NFIELDS };
 /* Fields of the mm (struct mm_struct) that futex ops touch. */
 enum mm_field {
 	MMF_MM_COUNT,     /* the mm's reference count (2.6 key references) */

@@ -41,8 +41,10 @@ START_TEST(test_lone_thread_never_transfers)
 }
 END_TEST
 
-/* The header's users field on a line of its own, so only the refcount touches it. */
-#define OWN_LINE "kernel.layout.private_hash_header={size: 128, align: 64, fields: {users: 0, hash_mask: 64}}"
+/* The header's users field on a line of its own, so only the refcount touches it
+ * (the immutable flag, read by every get and put, with hash_mask on the other). */
+#define OWN_LINE \
+	"kernel.layout.private_hash_header={size: 128, align: 64, fields: {users: 0, hash_mask: 64, immutable: 72}}"
 
 START_TEST(test_rcuref_two_transfers_per_op)
 {

@@ -980,6 +980,95 @@ START_TEST(test_walk_read_match_unlinks)
 }
 END_TEST
 
+/* A grant ends a burst: the walk's next access is back-to-back only with the
+ * line just granted, and the per-entry work after a read is not back-to-back
+ * with anything. Chain 1 (another word), 2 and 3 (on w); task 0 holds the
+ * bucket lock and its CPU holds the bucket line Modified, its last access the
+ * lock's (burst_line = the bucket line); CPU 4 shares nothing. Task 4 asks for
+ * the bucket line (an RMW) at T0 + 3 ns. The read of task 2's futex_q is
+ * granted at T0:
+ *   futex_match: 7.5 ns of work                           -> T0 + 7.5 ns
+ *   the unlink's write of the bucket line cannot run ahead (the line is not
+ *   task 0's alone, and a read and work came since the lock's access): the
+ *   task hands back to the engine, to resume at T0 + 7.5 ns
+ *   T0 + 3 ns: task 4's RMW, a transfer from CPU 0: 40 ns -> granted at T0 + 43 ns
+ *   T0 + 7.5 ns: the unlink's write queues behind it; the line comes back from
+ *   CPU 4 once it is there, another 40 ns               -> granted at T0 + 83 ns
+ *   waiters-- on the line CPU 0 now holds: atomic hit 5 ns -> T0 + 88 ns
+ * task 2 woken (wakeup_latency after T0 + 83 ns), the walk done. Run ahead
+ * instead, the unlink (1 ns) and waiters-- (5 ns) would keep the line on CPU 0
+ * until T0 + 13.5 ns and task 4 would get it only at T0 + 53.5 ns. */
+START_TEST(test_walk_unlink_after_read_waits_its_turn)
+{
+	static const uint32_t chain[] = { 1, 3 };
+	static const struct uop prog4[] = {
+		ACCESS(ACCESS_RMW, OPND_BUCKET_FIELD, BF_LOCK),
+		SLEEP,
+	};
+	const simtime_t asked4 = T0 + 3 * NS;
+	const simtime_t granted4 = asked4 + XFER_PS;                        /* T0 + 43 ns */
+	const simtime_t unlinked = granted4 + XFER_PS;                      /* T0 + 83 ns */
+	struct task *t4;
+
+	setup();
+	t4 = task(4);
+	warm(fx.bline, 0, ACCESS_RMW);
+	queue_waiter(1, &fx.w_other);
+	queue_waiter(2, &fx.w);
+	queue_waiter(3, &fx.w);
+	fx.table->waiters[fx.bucket] = 3;
+	at_t0();
+	ck_assert_uint_eq(fx.s.coh.lines[fx.bline].owner, 0);
+	ck_assert_uint_eq(fx.s.coh.lines[fx.bline].nsharers, 0);
+	t4->target = fx.t->target;
+	t4->prog = prog4;
+	t4->nuops = 2;
+	t4->pc = 0;
+	t4->clock = asked4;
+	t4->state = TS_RUN;
+	t4->burst_line = COH_NONE;
+	engine_schedule(&fx.s.eng, asked4, fx.ts->resume_kind, 4);
+	waker(0, WS_READ, 1, 2, FUTEX_CHAIN_END);
+	grant(task(2)->q_line);
+	/* handed back to the engine after futex_match: nothing unlinked yet */
+	ck_assert_uint_eq(fx.t->state, TS_RUN);
+	ck_assert_uint_eq(fx.t->pc, 0);
+	ck_assert_uint_eq(fx.t->clock, T0 + CHAIN_ENTRY_PS);
+	ck_assert_uint_eq(fx.t->walk.stage, WS_UNLINK);
+	ck_assert_uint_eq(fx.t->walk.taken, 2);
+	ck_assert_uint_eq(fx.t->chain_walked, 1);
+	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
+	ck_assert_uint_eq(fx.s.eng.len, 2);
+
+	/* task 4 gets the line first: at T0 + 43 ns, while the unlink waits */
+	engine_run(&fx.s.eng, granted4 + 1);
+	ck_assert_uint_eq(t4->state, TS_SLEEP);
+	ck_assert_uint_eq(t4->pc, 1);
+	ck_assert_uint_eq(t4->slept_at, granted4);
+	ck_assert_uint_eq(fx.t->state, TS_WALK_ACCESS);
+	ck_assert_uint_eq(fx.t->walk.stage, WS_UNLINK);
+	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
+	ck_assert_ptr_eq(task(2)->waiting_on, &fx.w);
+
+	/* then the waker's unlink and waiters-- */
+	engine_run(&fx.s.eng, T0 + 1 * US);
+	assert_stopped(unlinked + ATOMIC_HIT_PS);
+	ck_assert_uint_eq(fx.t->clock, T0 + 88 * NS);
+	assert_chain(fx.bucket, chain, 2);
+	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 2);
+	ck_assert_ptr_null(task(2)->waiting_on);
+	ck_assert_uint_eq(task(2)->wakeups, 1);
+	ck_assert_uint_eq(task(3)->wakeups, 0);
+	ck_assert_uint_eq(fx.t->walk.woken, 1);
+	ck_assert_uint_eq(fx.t->locks_held, 1);
+	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.ts->wake_kind);
+	ck_assert_uint_eq(fx.s.eng.heap[0].target, 2);
+	ck_assert_uint_eq(fx.s.eng.heap[0].time, unlinked + WAKEUP_PS);
+	teardown();
+}
+END_TEST
+
 /* The unlink's write of task 2's entry granted at T0: the chain becomes 1, 3;
  * then waiters-- on the same line, which CPU 0 now holds Modified: an atomic hit
  * (5 ns), the count 3 -> 2, task 2 woken (one to wake: the walk ends, task 3
@@ -1144,6 +1233,7 @@ static Suite *suite(void)
 	tcase_add_test(futex, test_waiters_second_target);
 	tcase_add_test(futex, test_walk_read_other_moves_on);
 	tcase_add_test(futex, test_walk_read_match_unlinks);
+	tcase_add_test(futex, test_walk_unlink_after_read_waits_its_turn);
 	tcase_add_test(futex, test_walk_unlink_wakes);
 	tcase_add_test(futex, test_walk_dec_wakes);
 	tcase_add_test(futex, test_walk_requeue_moves);

@@ -15,7 +15,8 @@
  *   lock_slowpath 30 cycles                 =  15000 ps
  *   chain_entry 15 cycles                   =   7500 ps
  *   schedule 1 us                           = 1000000 ps
- * No private hash (so hash_lookup is the global hash's local work and hash_put
+ * No private hash (so hash_lookup is the global hash's local work then, as
+ * futex_hash() does since 6.16, a read of the bucket's priv field, and hash_put
  * reads nothing but the bucket's priv field) and the default 6.16+ bucket layout
  * (waiters, lock, chain, priv on one 64-byte line). */
 #include <check.h>
@@ -175,10 +176,12 @@ START_TEST(test_three_steps)
 		LOCK(OPND_BUCKET_LOCK),       /* lock: work_ps = lock_slowpath 15 ns */
 		UNLOCK(OPND_BUCKET_LOCK),     /* unlock */
 	};
-	/* syscall and hash_lookup are both local work: one micro-op of 100 + 5.5 ns;
-	 * wake_walk carries the per-entry key compare, arg 0 (no requeue) */
+	/* syscall and hash_lookup's hash are both local work: one micro-op of 100 +
+	 * 5.5 ns; then hash_lookup's read of hb->priv; wake_walk carries the
+	 * per-entry key compare, arg 0 (no requeue) */
 	static const struct uop want_wake[] = {
 		WORK(SYSCALL_PS + HASH_GLOBAL_PS),
+		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 		WALK(0),
 	};
 	struct path_builder b;
@@ -191,7 +194,7 @@ START_TEST(test_three_steps)
 
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	compile(&b, FOP_WAKE);
-	assert_prog(&b, want_wake, 2);
+	assert_prog(&b, want_wake, 3);
 	free_design();
 }
 END_TEST
@@ -237,68 +240,72 @@ END_TEST
  * [queue, unlock, sleep, hash_put]: wait_eagain through read_uval (steps 0-6),
  * the value check, wait_block, a jump to the end, then the rest of wait_eagain
  * (waiters_dec, unlock, hash_put). Indices:
- *    0 WORK      syscall + get_key + hash_lookup + wait_setup = 100 + 10 + 5.5 + 20 = 135.5 ns
- *    1 WAITERS   +1
- *    2 LOCK
- *    3 WORK      read_uval's 3 ns
- *    4 ACCESS    read of the futex word
- *    5 BRANCH    value changed -> 13 (the rest of wait_eagain)
- *    6 ACCESS    queue: write of the bucket's chain
- *    7 QUEUE
- *    8 UNLOCK
- *    9 WORK      sleep: schedule() 1 us (not merged: an UNLOCK comes between)
- *   10 SLEEP
- *   11 ACCESS    hash_put: read of the bucket's priv
- *   12 JUMP      -> 16, the end of the program
- *   13 WAITERS   -1
- *   14 UNLOCK
- *   15 ACCESS    hash_put: read of the bucket's priv
+ *    0 WORK      syscall + get_key + hash_lookup's hash = 100 + 10 + 5.5 = 115.5 ns
+ *    1 ACCESS    hash_lookup: read of the bucket's priv (before waiters++ writes the line)
+ *    2 WORK      wait_setup 20 ns
+ *    3 WAITERS   +1
+ *    4 LOCK
+ *    5 WORK      read_uval's 3 ns
+ *    6 ACCESS    read of the futex word
+ *    7 BRANCH    value changed -> 15 (the rest of wait_eagain)
+ *    8 ACCESS    queue: write of the bucket's chain
+ *    9 QUEUE
+ *   10 UNLOCK
+ *   11 WORK      sleep: schedule() 1 us (not merged: an UNLOCK comes between)
+ *   12 SLEEP
+ *   13 ACCESS    hash_put: read of the bucket's priv
+ *   14 JUMP      -> 18, the end of the program
+ *   15 WAITERS   -1
+ *   16 UNLOCK
+ *   17 ACCESS    hash_put: read of the bucket's priv
  */
-#define WAIT_PREFIX_PS (SYSCALL_PS + KEY_PRIVATE_PS + HASH_GLOBAL_PS + WAIT_SETUP_PS)
+#define WAIT_PREFIX_PS (SYSCALL_PS + KEY_PRIVATE_PS + HASH_GLOBAL_PS)
 static const struct uop want_wait[] = {
 	WORK(WAIT_PREFIX_PS),
+	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+	WORK(WAIT_SETUP_PS),
 	WAITERS(OPND_BUCKET_FIELD, 1),
 	LOCK(OPND_BUCKET_LOCK),
 	WORK(UVAL_READ_PS),
 	ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
-	BRANCH(BR_VALUE_NE, 13),
+	BRANCH(BR_VALUE_NE, 15),
 	ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN),
 	QUEUE,
 	UNLOCK(OPND_BUCKET_LOCK),
 	WORK(SCHEDULE_PS),
 	SLEEP,
 	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
-	JUMP(16),
+	JUMP(18),
 	WAITERS(OPND_BUCKET_FIELD, 0),
 	UNLOCK(OPND_BUCKET_LOCK),
 	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 };
-#define WAIT_NUOPS 16u
-#define WAIT_SLEEP_PC 10u
+#define WAIT_NUOPS 18u
+#define WAIT_SLEEP_PC 12u
 
 START_TEST(test_wait_branch_targets)
 {
 	struct path_builder b;
 	struct uop shifted[WAIT_NUOPS + 1];
 
-	ck_assert_uint_eq(WAIT_PREFIX_PS, 135500);
+	ck_assert_uint_eq(WAIT_PREFIX_PS, 115500);
 	load_design(WAIT_6_16);
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	compile(&b, FOP_WAIT);
 	assert_prog(&b, want_wait, WAIT_NUOPS);
-	ck_assert_uint_eq(b.uops[5].arg, 13);
-	ck_assert_uint_eq(b.uops[12].arg, 16);
+	ck_assert_uint_eq(b.uops[7].arg, 15);
+	ck_assert_uint_eq(b.uops[14].arg, 18);
 
 	/* Targets are indices in the whole program: after one micro-op that is not
 	 * local work (which would absorb the syscall's), everything moves up by one,
-	 * the branch to 14 and the jump to 17. */
+	 * the branch to 16 and the jump to 19. */
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	path_emit_access(&b, ACCESS_READ, OPND_WORD_LINE, 0);
 	compile(&b, FOP_WAIT);
 	shifted[0] = (struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0);
 	memcpy(shifted + 1, want_wait, sizeof(want_wait));
-	shifted[1 + 5].arg = 14;
-	shifted[1 + 12].arg = 17;
+	shifted[1 + 7].arg = 16;
+	shifted[1 + 14].arg = 19;
 	assert_prog(&b, shifted, WAIT_NUOPS + 1);
 	free_design();
 }
@@ -309,11 +316,12 @@ END_TEST
 START_TEST(test_wake_and_requeue_branch_targets)
 {
 	/* default wake [syscall get_key hash_lookup waiters_pending lock wake_walk unlock hash_put]:
-	 * no waiters -> 6, past the unlock at 5, to hash_put */
+	 * hash_lookup reads hb->priv; no waiters -> 7, past the unlock at 6, to hash_put */
 	static const struct uop want_wake[] = {
 		WORK(SYSCALL_PS + KEY_PRIVATE_PS + HASH_GLOBAL_PS), /* 115.5 ns */
+		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_WAITERS),
-		BRANCH(BR_NO_WAITERS, 6),
+		BRANCH(BR_NO_WAITERS, 7),
 		LOCK(OPND_BUCKET_LOCK),
 		WALK(0),
 		UNLOCK(OPND_BUCKET_LOCK),
@@ -321,16 +329,20 @@ START_TEST(test_wake_and_requeue_branch_targets)
 	};
 	/* default requeue [syscall get_key get_key2 hash_lookup hash_lookup2 waiters_inc2
 	 * double_lock cmp_uval requeue_walk double_unlock waiters_dec2 hash_put hash_put2]:
-	 * two keys and two hashes merge with the syscall: 100 + 2 x 10 + 2 x 5.5 = 131 ns;
-	 * a changed value -> 8, the first half of the double unlock */
+	 * two keys and the first hash merge with the syscall: 100 + 2 x 10 + 5.5 =
+	 * 125.5 ns; each hash_lookup reads its bucket's priv, which splits the second
+	 * hash's 5.5 ns off; a changed value -> 11, the first half of the double unlock */
 	static const struct uop want_requeue[] = {
-		WORK(SYSCALL_PS + 2 * KEY_PRIVATE_PS + 2 * HASH_GLOBAL_PS),
+		WORK(SYSCALL_PS + 2 * KEY_PRIVATE_PS + HASH_GLOBAL_PS),
+		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		WORK(HASH_GLOBAL_PS),
+		ACCESS(ACCESS_READ, OPND_BUCKET2_FIELD, BF_PRIV),
 		WAITERS(OPND_BUCKET2_FIELD, 1),
 		LOCK(OPND_LOCK_FIRST),
 		LOCK(OPND_LOCK_SECOND),
 		WORK(UVAL_READ_PS),
 		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
-		BRANCH(BR_VALUE_NE, 8),
+		BRANCH(BR_VALUE_NE, 11),
 		WALK(1),
 		UNLOCK(OPND_LOCK_FIRST),
 		UNLOCK(OPND_LOCK_SECOND),
@@ -341,14 +353,14 @@ START_TEST(test_wake_and_requeue_branch_targets)
 	struct path_builder b;
 
 	ck_assert_uint_eq(want_wake[0].work_ps, 115500);
-	ck_assert_uint_eq(want_requeue[0].work_ps, 131000);
+	ck_assert_uint_eq(want_requeue[0].work_ps, 125500);
 	load_design(WAIT_6_16);
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	compile(&b, FOP_WAKE);
-	assert_prog(&b, want_wake, 7);
+	assert_prog(&b, want_wake, 8);
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	compile(&b, FOP_REQUEUE);
-	assert_prog(&b, want_requeue, 13);
+	assert_prog(&b, want_requeue, 16);
 	free_design();
 }
 END_TEST
@@ -401,12 +413,12 @@ static simtime_t local_work(const struct uop *p, const uint32_t *trace, uint32_t
 
 START_TEST(test_wait_exits_by_hand)
 {
-	/* value changed: 0-4, the branch to 13, 13-15: waiters back down, unlock,
+	/* value changed: 0-6, the branch to 15, 15-17: waiters back down, unlock,
 	 * hash_put; no queue, no sleep */
-	static const uint32_t eagain[] = { 0, 1, 2, 3, 4, 13, 14, 15 };
-	/* value matches: 0-4, on past the branch to 6-11 (queue, unlock, sleep,
-	 * hash_put), the jump at 12 to 16: the end */
-	static const uint32_t block[] = { 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11 };
+	static const uint32_t eagain[] = { 0, 1, 2, 3, 4, 5, 6, 15, 16, 17 };
+	/* value matches: 0-6, on past the branch to 8-13 (queue, unlock, sleep,
+	 * hash_put), the jump at 14 to 18: the end */
+	static const uint32_t block[] = { 0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13 };
 	uint32_t trace[2 * MAX_UOPS], n;
 	struct path_builder b;
 
@@ -415,7 +427,7 @@ START_TEST(test_wait_exits_by_hand)
 	compile(&b, FOP_WAIT);
 
 	n = follow(b.uops, b.n, true, trace);
-	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(n, 10);
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_msg(trace[i] == eagain[i], "EAGAIN step %u: uop %u, expected %u", i, trace[i], eagain[i]);
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_QUEUE), 0);
@@ -423,11 +435,11 @@ START_TEST(test_wait_exits_by_hand)
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_LOCK), 1);
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_UNLOCK), 1);
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_WAITERS), 2); /* +1 then -1 */
-	/* 135.5 + 3 ns: no schedule() */
+	/* 115.5 + 20 + 3 ns: no schedule() */
 	ck_assert_uint_eq(local_work(b.uops, trace, n), 138500);
 
 	n = follow(b.uops, b.n, false, trace);
-	ck_assert_uint_eq(n, 11);
+	ck_assert_uint_eq(n, 13);
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_msg(trace[i] == block[i], "blocking step %u: uop %u, expected %u", i, trace[i], block[i]);
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_QUEUE), 1);
@@ -436,7 +448,7 @@ START_TEST(test_wait_exits_by_hand)
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_UNLOCK), 1);
 	/* +1 only: the waker takes the waiter off the chain and counts it down */
 	ck_assert_uint_eq(count_kind(b.uops, trace, n, UOP_WAITERS), 1);
-	/* 135.5 + 3 + 1000 ns of schedule() */
+	/* 115.5 + 20 + 3 + 1000 ns of schedule() */
 	ck_assert_uint_eq(local_work(b.uops, trace, n), 1138500);
 	free_design();
 }
@@ -538,16 +550,19 @@ static uint32_t bucket_lock(const struct task *t)
 
 /* The word holds 2, the waiter expects 1: EAGAIN. Task 0 alone until 500 us, on
  * cold lines:
- *   0 WORK 135.5 ns                                   ->  135.5
- *   1 waiters++: the bucket line from DRAM, 80 ns     ->  215.5
- *   2 lock: cmpxchg on that line, now ours: 5 ns      ->  220.5
- *   3 WORK 3 ns                                       ->  223.5
- *   4 read of the word's line from DRAM, 80 ns        ->  303.5
- *   5 2 != 1: on to 13
- *  13 waiters--: atomic hit 5 ns                      ->  308.5
- *  14 unlock: store hit 1 ns                          ->  309.5
- *  15 read of priv (the bucket line): hit 1 ns        ->  310.5 ns
- * done at 310.5 ns, without queueing or sleeping. The wake at 500 us then finds
+ *   0 WORK 115.5 ns                                   ->  115.5
+ *   1 read of priv: the bucket line from DRAM, 80 ns,
+ *     exclusive (nobody else has it)                  ->  195.5
+ *   2 WORK 20 ns                                      ->  215.5
+ *   3 waiters++: atomic hit 5 ns                      ->  220.5
+ *   4 lock: cmpxchg on that line, ours: 5 ns          ->  225.5
+ *   5 WORK 3 ns                                       ->  228.5
+ *   6 read of the word's line from DRAM, 80 ns        ->  308.5
+ *   7 2 != 1: on to 15
+ *  15 waiters--: atomic hit 5 ns                      ->  313.5
+ *  16 unlock: store hit 1 ns                          ->  314.5
+ *  17 read of priv (the bucket line): hit 1 ns        ->  315.5 ns
+ * done at 315.5 ns, without queueing or sleeping. The wake at 500 us then finds
  * no waiters and skips the lock and the walk. */
 START_TEST(test_sim_wait_value_changed)
 {
@@ -559,9 +574,9 @@ START_TEST(test_sim_wait_value_changed)
 	t1 = &sf.s.tasks.v[1];
 	sim_advance(&sf.s, 400 * US);
 	ck_assert_uint_eq(sf.done[0], 1);
-	ck_assert_uint_eq(sf.done_at[0], 135500 + FILL_PS + ATOMIC_HIT_PS + 3000 + FILL_PS + ATOMIC_HIT_PS +
-						  LINE_HIT_PS + LINE_HIT_PS);
-	ck_assert_uint_eq(sf.done_at[0], 310500);
+	ck_assert_uint_eq(sf.done_at[0], 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
+						  FILL_PS + ATOMIC_HIT_PS + LINE_HIT_PS + LINE_HIT_PS);
+	ck_assert_uint_eq(sf.done_at[0], 315500);
 	ck_assert_uint_eq(t0->state, TS_IDLE);
 	ck_assert_uint_eq(t0->ops, 1);
 	ck_assert_ptr_null(t0->waiting_on);
@@ -586,14 +601,14 @@ START_TEST(test_sim_wait_value_changed)
 END_TEST
 
 /* The word holds 2 and the waiter expects 2: it queues and sleeps. Task 0 as
- * above through uop 4 (303.5 ns), then
- *   5 2 == 2: on to 6
- *   6 write of the chain (the bucket line, ours): 1 ns -> 304.5
- *   7 queued on the bucket's chain
- *   8 unlock: store hit 1 ns                          -> 305.5
- *   9 WORK schedule() 1 us                            -> 1305.5 ns
- *  10 asleep from 1305.5 ns, until the wake after 500 us; woken 7 us
- *     (wakeup_latency) after it at the earliest, it finishes 11-12. */
+ * above through uop 6 (308.5 ns), then
+ *   7 2 == 2: on to 8
+ *   8 write of the chain (the bucket line, ours): 1 ns -> 309.5
+ *   9 queued on the bucket's chain
+ *  10 unlock: store hit 1 ns                          -> 310.5
+ *  11 WORK schedule() 1 us                            -> 1310.5 ns
+ *  12 asleep from 1310.5 ns, until the wake after 500 us; woken 7 us
+ *     (wakeup_latency) after it at the earliest, it finishes 13-14. */
 START_TEST(test_sim_wait_value_matches)
 {
 	const struct task *t0, *t1;
@@ -606,9 +621,9 @@ START_TEST(test_sim_wait_value_matches)
 	ck_assert_uint_eq(sf.done[0], 0);
 	ck_assert_uint_eq(t0->state, TS_SLEEP);
 	ck_assert_uint_eq(t0->pc, WAIT_SLEEP_PC);
-	ck_assert_uint_eq(t0->slept_at, 135500 + FILL_PS + ATOMIC_HIT_PS + 3000 + FILL_PS + LINE_HIT_PS +
-						LINE_HIT_PS + SCHEDULE_PS);
-	ck_assert_uint_eq(t0->slept_at, 1305500);
+	ck_assert_uint_eq(t0->slept_at, 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
+						FILL_PS + LINE_HIT_PS + LINE_HIT_PS + SCHEDULE_PS);
+	ck_assert_uint_eq(t0->slept_at, 1310500);
 	ck_assert_ptr_eq(t0->waiting_on, &sf.w);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], 0);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 1);
@@ -625,7 +640,7 @@ START_TEST(test_sim_wait_value_matches)
 	ck_assert_uint_eq(t0->wakeups, 1);
 	ck_assert_ptr_null(t0->waiting_on);
 	ck_assert_uint_ge(sf.done_at[0], WAKER_DELAY_PS + WAKEUP_LATENCY_PS);
-	ck_assert_uint_ge(t0->slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1305500);
+	ck_assert_uint_ge(t0->slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1310500);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], FUTEX_CHAIN_END);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 0);
 	ck_assert_uint_eq(sf.s.locks.locks[bucket_lock(t0)].acquisitions, 2); /* waiter and waker */
