@@ -115,12 +115,15 @@ run: deps
 	$(BIN) run $(SCENARIO)
 
 # Every test binary prints Check's summary line; any failure fails `make check`.
-# tests/layers.sh checks the include lines against the layers (docs/architecture.md).
+# tests/layers.sh checks the include lines against the layers (docs/architecture.md);
+# tests/config_sources.py that every constant of a machine or kernel config names its source.
 check: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS)
 	@failed=0; \
 	echo "== tests/layers.sh"; \
 	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
+	echo "== tests/config_sources.py"; \
+	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \
