@@ -50,6 +50,7 @@ struct output {
 struct spec {
 	const char *points;
 	const char *tables[MAX_LIST + 1];
+	const char *series[MAX_LIST + 1]; /* only these series of the tables (none: all) */
 	const char *fixed[MAX_LIST];  /* overrides for every point (duration, base configs) */
 	size_t nfixed;
 	struct param params[MAX_PARAMS];
@@ -68,7 +69,19 @@ struct fit {
 	double best_loss;
 	double best[MAX_PARAMS];
 	int failed;
+	/* the loss profile around the fit: the loss with parameter i moved by
+	 * PROFILE_STEP of its range down (lo) and up (hi), the others at the fit */
+	int profiled;
+	double prof_lo[MAX_PARAMS], prof_hi[MAX_PARAMS];
 };
+
+/* A parameter is pinned by the data when moving it by this fraction of its
+ * range either way raises the loss by more than PINNED_LOSS (0.3% in mean
+ * |ln(simulated/published)|, well above the loss's steps between nearby
+ * parameter values); otherwise the data cannot tell its value apart from its
+ * neighbours' and its source, not the fit, is what stands behind it. */
+#define PROFILE_STEP 0.1
+#define PINNED_LOSS 0.003
 
 static const char usage[] =
 	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run]\n"
@@ -142,8 +155,8 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 
 static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct fs_error *e)
 {
-	static const char *const keys[] = { "points", "tables", "min_x", "fixed", "max_evals", "outputs",
-					    "parameters", NULL };
+	static const char *const keys[] = { "points", "tables", "series", "min_x", "fixed", "max_evals",
+					    "outputs", "parameters", NULL };
 	static const char *const out_keys[] = { "id", "name", "file", "inherit", "description", NULL };
 	const struct yt_node *root = yt_load_file(d, path, e), *outs, *params;
 	size_t n;
@@ -154,6 +167,7 @@ static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct 
 	    cfg_check_keys(root, "calibration spec", keys, e) < 0 ||
 	    cfg_get_string(root, "points", "analysis/validation-points.tsv", &s->points, e) < 0 ||
 	    read_list(root, "tables", s->tables, MAX_LIST, &n, e) < 0 ||
+	    read_list(root, "series", s->series, MAX_LIST, &n, e) < 0 ||
 	    read_list(root, "fixed", s->fixed, MAX_LIST, &s->nfixed, e) < 0 ||
 	    cfg_get_u64(root, "max_evals", 200, 1, 100000, &max_evals, e) < 0 ||
 	    cfg_get_u64(root, "min_x", 0, 0, UINT64_MAX, &s->min_x, e) < 0 ||
@@ -281,6 +295,32 @@ static double gsl_loss(const gsl_vector *u, void *ctx)
 	return evaluate(f, values);
 }
 
+/* Evaluates the loss along each parameter around the best fit (2 evaluations
+ * per parameter); a lower loss found on the way becomes the best. */
+static void profile(struct fit *f)
+{
+	const struct spec *s = f->spec;
+	double at[MAX_PARAMS], base = f->best_loss;
+
+	memcpy(at, f->best, s->nparams * sizeof(double));
+	for (size_t i = 0; i < s->nparams && !f->failed; i++) {
+		const struct param *p = &s->params[i];
+		double step = PROFILE_STEP * (p->max - p->min), v = at[i];
+
+		at[i] = v - step < p->min ? p->min : v - step;
+		f->prof_lo[i] = evaluate(f, at) - base;
+		at[i] = v + step > p->max ? p->max : v + step;
+		f->prof_hi[i] = evaluate(f, at) - base;
+		at[i] = v;
+	}
+	f->profiled = !f->failed;
+}
+
+static bool pinned(const struct fit *f, size_t i)
+{
+	return f->prof_lo[i] > PINNED_LOSS && f->prof_hi[i] > PINNED_LOSS;
+}
+
 /* ---- output ---- */
 
 static int write_output(const struct spec *s, const struct output *o, const struct fit *f, double initial_loss,
@@ -303,6 +343,14 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 	fprintf(out, "\n# Loss (mean over tables of mean |ln(simulated/published)|): %.4f at the start values,\n"
 		     "# %.4f fitted, after %u evaluations of Nelder-Mead (GSL nmsimplex2).\n",
 		initial_loss, f->best_loss, f->evals);
+	if (f->profiled) {
+		fprintf(out, "# Loss profile (the loss with one parameter moved by %.0f%% of its range down / up):\n",
+			100 * PROFILE_STEP);
+		for (size_t i = 0; i < s->nparams; i++)
+			if (s->params[i].outputs & (1u << (o - s->outputs)))
+				fprintf(out, "#   %-32s %+.4f / %+.4f  %s\n", s->params[i].file_key, f->prof_lo[i],
+					f->prof_hi[i], pinned(f, i) ? "pinned by the data" : "NOT pinned: the data cannot tell");
+	}
 	fprintf(out, "# Do not edit: change the spec and run `make calibrate`. [F] = fitted.\n");
 	fprintf(out, "name: %s\n", o->name);
 	if (*o->description)
@@ -371,7 +419,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!doc || read_spec(&spec, doc, spec_path, &e) < 0 ||
-	    points_load(&f.pts, spec.points, spec.tables[0] ? spec.tables : NULL, NULL, &e) < 0) {
+	    points_load(&f.pts, spec.points, spec.tables[0] ? spec.tables : NULL, spec.series[0] ? spec.series : NULL,
+			&e) < 0) {
 		fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
 		return e.status ? e.status : 1;
 	}
@@ -429,13 +478,26 @@ int main(int argc, char **argv)
 		if (f.failed)
 			return 1;
 	}
+	if (!dry_run) {
+		double fitted = f.best_loss;
+
+		profile(&f);
+		if (f.failed)
+			return 1;
+		if (f.best_loss < fitted)
+			printf("the profile found a lower loss: %.5f\n", f.best_loss);
+	}
 	printf("\nloss %.5f at the start, %.5f fitted (%u evaluations)\n", initial_loss, f.best_loss, f.evals);
 	for (size_t i = 0; i < spec.nparams; i++) {
 		char v[64], init[64];
 
 		format_value(&spec.params[i], f.best[i], v, sizeof(v));
 		format_value(&spec.params[i], spec.params[i].initial, init, sizeof(init));
-		printf("  %-40s %16s   (start %s)\n", spec.params[i].set, v, init);
+		printf("  %-40s %16s   (start %s)", spec.params[i].set, v, init);
+		if (f.profiled)
+			printf("  profile %+.4f / %+.4f: %s", f.prof_lo[i], f.prof_hi[i],
+			       pinned(&f, i) ? "pinned" : "NOT pinned by the data");
+		printf("\n");
 	}
 	if (!dry_run)
 		for (size_t o = 0; o < spec.noutputs; o++) {

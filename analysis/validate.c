@@ -20,6 +20,7 @@ static const char usage[] =
 	"Simulates the published points and prints published vs simulated per table.\n"
 	"  --points FILE   points to simulate (default analysis/validation-points.tsv)\n"
 	"  --table NAME    only this table (repeatable): e5-sweep-2024, e5-hashfn-2024, e5-v11-2025\n"
+	"  --series NAME   only this series of the tables (repeatable), e.g. all_28\n"
 	"  --set KEY=VALUE override applied to every point (e.g. run.duration=2ms)\n"
 	"  -j N            worker processes (default: online CPUs)\n"
 	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n"
@@ -189,8 +190,8 @@ static int mkdirs(const char *dir)
 int main(int argc, char **argv)
 {
 	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation", *save = NULL;
-	const char *tables[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
-	size_t ntables = 0, nsets = 0;
+	const char *tables[MAX_ARGS + 1] = { 0 }, *series[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
+	size_t ntables = 0, nseries = 0, nsets = 0;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fs_error e = { 0 };
 	struct points p;
@@ -207,6 +208,8 @@ int main(int argc, char **argv)
 			points_file = argv[++i];
 		} else if (!strcmp(a, "--table") && v && ntables < MAX_ARGS) {
 			tables[ntables++] = argv[++i];
+		} else if (!strcmp(a, "--series") && v && nseries < MAX_ARGS) {
+			series[nseries++] = argv[++i];
 		} else if (!strcmp(a, "--set") && v && nsets < MAX_ARGS) {
 			sets[nsets++] = argv[++i];
 		} else if (!strcmp(a, "-j") && v) {
@@ -220,7 +223,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (points_load(&p, points_file, tables, NULL, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0) {
+	if (points_load(&p, points_file, tables, series, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0) {
 		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
 		return e.status ? e.status : 1;
 	}
