@@ -135,10 +135,23 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/bench.sh $(BIN)
 
-# Simulates every published point, prints the fit, writes results/validation/.
+# Simulates every published point, prints the fit, writes results/validation/; then the
+# leave-one-out predictions: each table (or series) predicted from a fit that left it out
+# (analysis/calibration-loo-*.yaml, fitted by make calibrate), with the costs fitted on
+# the left-out tables back at their unfitted values.
+LOO_PREDICT := --set "kernel.costs.key_shared=250 cycles" --set "kernel.hash_costs.jhash2_addr_offs=28 cycles" \
+  --set "kernel.hash_costs.xxhash=25 cycles" --set "kernel.hash_costs.hash_long=5 cycles" \
+  --set "kernel.hash_costs.crc32c=10 cycles" --set "kernel.hash_costs.crc32=30 cycles" \
+  --set "kernel.hash_costs.siphash=80 cycles" --set "kernel.hash_costs.hsiphash=45 cycles"
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-validate
+	@echo; echo "== leave-one-out: fitted on the bucket sweep alone, predicting the other tables"
+	@bin/futexsim-validate --table e5-hashfn-2024 --table e5-v11-2025 --set machine=e5-2650-2s-loo-sweep \
+	  $(LOO_PREDICT) --out results/validation/loo-sweep | sed -n '/== error per table/,/^$$/p'
+	@echo "== leave-one-out: fitted on the node-bound points alone, predicting the 28 threads on both nodes"
+	@bin/futexsim-validate --table e5-sweep-2024 --series all_28 --set machine=e5-2650-2s-loo-node \
+	  --out results/validation/loo-node | sed -n '/== error per table/,/^$$/p'
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
@@ -150,6 +163,8 @@ calibrate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-calibrate --spec analysis/calibration.yaml
 	bin/futexsim-calibrate --spec analysis/calibration-hash.yaml
+	bin/futexsim-calibrate --spec analysis/calibration-loo-sweep.yaml
+	bin/futexsim-calibrate --spec analysis/calibration-loo-node.yaml
 
 # The claims of the seed threads, checked in simulation (scenarios/claims/).
 claims: deps

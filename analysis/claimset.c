@@ -165,11 +165,15 @@ static int check_mmap_sem(const struct claim *c, const struct claim_options *o, 
 static int check_private_flag(const struct claim *c, const struct claim_options *o, struct claim_result *r,
 			      struct fs_error *e)
 {
-	static const char *const sets[4][3] = {
+	/* Shared ops are compared with 2.6.18's 24-byte buckets on both kernels: 2.6.22's
+	 * bucket grew to 40 bytes with its plist, which moves which futexes share a line
+	 * (by up to 13% with this run's addresses; the packed-buckets claim's subject),
+	 * while the claim is about what the private flag changes. */
+	static const char *const sets[4][4] = {
 		{ "kernel=linux-2.6.18", "workload.shared=false", NULL },
 		{ "kernel=linux-2.6.22", "workload.shared=false", NULL },
 		{ "kernel=linux-2.6.18", "workload.shared=true", NULL },
-		{ "kernel=linux-2.6.22", "workload.shared=true", NULL },
+		{ "kernel=linux-2.6.22", "workload.shared=true", "kernel.layout.bucket.size=24", NULL },
 	};
 	double tp[4];
 	uint64_t mm[4];
@@ -187,7 +191,7 @@ static int check_private_flag(const struct claim *c, const struct claim_options 
 		   mm[3] > mm[2] / 2;
 	figures(r,
 		"private ops: 2.6.18 %.0f ops/s (mm-line transfers %llu), 2.6.22 %.0f (%llu); shared ops: "
-		"2.6.18 %.0f (%llu), 2.6.22 %.0f (%llu)",
+		"2.6.18 %.0f (%llu), 2.6.22 with 2.6.18's buckets %.0f (%llu)",
 		tp[0], (unsigned long long)mm[0], tp[1], (unsigned long long)mm[1], tp[2], (unsigned long long)mm[2],
 		tp[3], (unsigned long long)mm[3]);
 	return 0;

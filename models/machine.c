@@ -31,10 +31,10 @@ static const char *const machine_keys[] = {
 	"name", "description", "topology", "frequency", "distance", "costs", NULL,
 };
 static const char *const topology_keys[] = {
-	"nodes", "cores_per_node", "threads_per_core", "numbering", NULL,
+	"nodes", "cores_per_node", "threads_per_core", "numbering", "cores_per_cluster", NULL,
 };
 static const char *const cost_keys[] = {
-	"line_hit", "atomic_hit", "transfer_smt", "transfer_node", "transfer_remote",
+	"line_hit", "atomic_hit", "transfer_smt", "transfer_cluster", "transfer_node", "transfer_remote",
 	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy",
 	"transfer_contended", "invalidation", NULL,
 };
@@ -111,6 +111,14 @@ static int read_topology(const struct yt_node *root, struct machine *m, struct f
 				  MACHINE_MAX_CPUS);
 	m->ncores = m->nodes * m->cores_per_node;
 	m->ncpus = (uint32_t)ncpus;
+	/* cores sharing a last-level cache (an AMD CCX); default: the whole node */
+	if (cfg_get_u32(t, "cores_per_cluster", m->cores_per_node, 1, m->cores_per_node, &m->cores_per_cluster, e))
+		return -1;
+	if (m->cores_per_node % m->cores_per_cluster)
+		return fs_fail_at(e, &yt_get(t, "cores_per_cluster")->mark,
+				  "cores_per_cluster: %" PRIu32 " does not divide cores_per_node %" PRIu32
+				  " (expected equal clusters)",
+				  m->cores_per_cluster, m->cores_per_node);
 	m->numbering = (enum cpu_numbering)numbering;
 	return 0;
 }
@@ -230,6 +238,17 @@ static int read_cost(const struct yt_node *costs, const char *key, uint64_t min_
 	return cost_ps(yt_get(costs, key), what, min_ps, freq_khz, out, e);
 }
 
+/* costs.KEY when given, else `dflt` (a cost derived from another key). */
+static int read_optional_cost(const struct yt_node *costs, const char *key, simtime_t dflt, uint64_t freq_khz,
+			      simtime_t *out, struct fs_error *e)
+{
+	if (!yt_get(costs, key)) {
+		*out = dflt;
+		return 0;
+	}
+	return read_cost(costs, key, 1, freq_khz, out, e);
+}
+
 /* The map form {distance: cost}: every off-diagonal distance of the matrix
  * needs an entry; entries for distances the matrix does not use are harmless. */
 static int read_distance_cost_map(const struct yt_node *map, const char *what,
@@ -307,6 +326,7 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	    read_cost(c, "atomic_hit", 0, f, &m->atomic_hit_ps, e) ||
 	    read_cost(c, "transfer_smt", 1, f, &m->transfer_smt_ps, e) ||
 	    read_cost(c, "transfer_node", 1, f, &m->transfer_node_ps, e) ||
+	    read_optional_cost(c, "transfer_cluster", m->transfer_node_ps, f, &m->transfer_cluster_ps, e) ||
 	    read_distance_cost(c, "transfer_remote", m, &remote->transfer, e) ||
 	    read_cost(c, "memory_local", 1, f, &m->memory_local_ps, e) ||
 	    read_distance_cost(c, "memory_remote", m, &remote->memory, e) ||
@@ -333,9 +353,10 @@ static int alloc_tables(struct machine *m, struct fs_error *e)
 	/* at most 64 x 64 node pairs and 4096 x 64 (CPU, node) pairs: 2 MiB */
 	m->cpu_core = calloc(m->ncpus, sizeof(*m->cpu_core));
 	m->cpu_node = calloc(m->ncpus, sizeof(*m->cpu_node));
+	m->cpu_cluster = calloc(m->ncpus, sizeof(*m->cpu_cluster));
 	m->remote_ps = calloc((size_t)m->nodes * m->nodes, sizeof(*m->remote_ps));
 	m->mem_ps = calloc((size_t)m->ncpus * m->nodes, sizeof(*m->mem_ps));
-	if (!m->cpu_core || !m->cpu_node || !m->remote_ps || !m->mem_ps)
+	if (!m->cpu_core || !m->cpu_node || !m->cpu_cluster || !m->remote_ps || !m->mem_ps)
 		return out_of_memory(e, "its per-CPU tables");
 	return 0;
 }
@@ -348,6 +369,7 @@ static void number_cpus(struct machine *m)
 
 		m->cpu_core[cpu] = core;
 		m->cpu_node[cpu] = core / m->cores_per_node;
+		m->cpu_cluster[cpu] = core / m->cores_per_cluster;
 	}
 }
 
@@ -417,6 +439,7 @@ void machine_free(struct machine *m)
 	free(m->distance);
 	free(m->cpu_core);
 	free(m->cpu_node);
+	free(m->cpu_cluster);
 	free(m->remote_ps);
 	free(m->mem_ps);
 	memset(m, 0, sizeof(*m));

@@ -38,6 +38,7 @@ struct machine {
 	const char *name;          /* owned by the machine */
 	const char *description;   /* owned; may be "" */
 	uint32_t nodes, cores_per_node, threads_per_core;
+	uint32_t cores_per_cluster; /* cores sharing a last-level cache (AMD: a CCX); = cores_per_node on Intel */
 	uint32_t ncores, ncpus;
 	enum cpu_numbering numbering;
 	uint64_t freq_khz;         /* converts costs given in cycles */
@@ -46,12 +47,14 @@ struct machine {
 	/* per CPU */
 	uint32_t *cpu_core;        /* physical core id, 0..ncores-1 */
 	uint32_t *cpu_node;
+	uint32_t *cpu_cluster;     /* global cluster id: core / cores_per_cluster */
 
 	/* costs (ps) */
 	simtime_t line_hit_ps;     /* load/store hitting a line this CPU already holds */
 	simtime_t atomic_hit_ps;   /* locked RMW on a line held in M by this CPU */
 	simtime_t transfer_smt_ps; /* line from the SMT sibling */
-	simtime_t transfer_node_ps;/* line from another core of the node */
+	simtime_t transfer_cluster_ps; /* line from another core of the same cluster (shared L3) */
+	simtime_t transfer_node_ps;/* line from another core of the node, in another cluster */
 	simtime_t memory_local_ps; /* line from DRAM on the requester's node */
 	simtime_t syscall_ps;      /* syscall entry + exit with the mitigations of the era */
 	simtime_t line_hold_ps;    /* a CPU that just received a line keeps it this long
@@ -93,7 +96,7 @@ static inline simtime_t machine_xfer_ps(const struct machine *m, uint32_t from, 
 	case XFER_SMT:
 		return m->transfer_smt_ps;
 	case XFER_NODE:
-		return m->transfer_node_ps;
+		return m->cpu_cluster[from] == m->cpu_cluster[to] ? m->transfer_cluster_ps : m->transfer_node_ps;
 	default:
 		return m->remote_ps[m->cpu_node[from] * m->nodes + m->cpu_node[to]];
 	}

@@ -42,7 +42,9 @@ uint32_t spinlock_add(struct spinlocks *s)
 		s->locks = l;
 		s->cap = cap;
 	}
-	s->locks[s->n] = (struct spinlock){ .holder = SPIN_NONE, .qhead = SPIN_NONE, .qtail = SPIN_NONE };
+	s->locks[s->n] = (struct spinlock){
+		.holder = SPIN_NONE, .pending = SPIN_NONE, .qhead = SPIN_NONE, .qtail = SPIN_NONE
+	};
 	return s->n++;
 }
 
@@ -57,10 +59,10 @@ static void enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime
 	l->qtail = r;
 }
 
-/* Takes the lock for r if it is free with nobody queued. */
+/* Takes the lock for r if it is free with nobody waiting. */
 static bool take_if_free(struct spinlock *l, uint32_t r)
 {
-	if (l->holder != SPIN_NONE || l->qhead != SPIN_NONE)
+	if (l->holder != SPIN_NONE || l->pending != SPIN_NONE || l->qhead != SPIN_NONE)
 		return false;
 	l->holder = r;
 	l->acquisitions++;
@@ -73,9 +75,11 @@ enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simti
 
 	if (take_if_free(l, r))
 		return SPIN_ACQUIRED;
-	if (l->qhead != SPIN_NONE)
+	if (l->pending != SPIN_NONE || l->qhead != SPIN_NONE)
 		return SPIN_QUEUE;
-	enqueue(s, l, r, now);
+	/* held, nobody waiting: set the pending bit */
+	l->pending = r;
+	s->queued_at[r] = now;
 	return SPIN_HEAD;
 }
 
@@ -94,13 +98,18 @@ uint32_t spinlock_take(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t
 {
 	struct spinlock *l = &s->locks[lock];
 
-	/* only the head takes a lock it saw free; anything else is a model bug */
-	if (l->qhead != r || l->holder != SPIN_NONE)
+	/* only a spinner takes a lock it saw free; anything else is a model bug */
+	if (l->holder != SPIN_NONE || !spinlock_free_for(s, lock, r) || (l->pending != r && l->qhead != r))
 		abort();
 	l->holder = r;
 	l->acquisitions++;
 	l->contended++;
 	l->wait_ps += now - s->queued_at[r];
+	if (l->pending == r) {
+		/* clear pending, set locked: the queue, if any, waits on */
+		l->pending = SPIN_NONE;
+		return SPIN_NONE;
+	}
 	l->qhead = s->next[r];
 	if (l->qhead == SPIN_NONE)
 		l->qtail = SPIN_NONE;

@@ -1,16 +1,22 @@
-/* Queued spinlocks (the kernel's qspinlock), as state the task executor drives.
+/* Queued spinlocks (the kernel's qspinlock, kernel/locking/qspinlock.c), as
+ * state the task executor drives.
  *
  * Taking a free lock is one atomic RMW (cmpxchg) on the lock's line. If the lock
- * is held but nobody waits, the task becomes the pending waiter and spins at once.
- * If others wait, it takes the MCS slow path: local work to set up its per-CPU
- * node, a read of the lock word (trylock), an xchg of the queue tail (another
- * RMW on the line), and a store linking it behind the previous tail. Only the
- * queue head spins on the lock's line (a read that stays valid until someone writes the
- * line: models/coherence.h watches); the others spin on their own per-CPU MCS
- * node. When the holder's unlock store reaches the head's re-read, the head takes
- * the lock with one more write, and hands the head role to the next waiter by a
- * store to that waiter's MCS node. Newcomers cannot overtake queued waiters (the
- * queue tail in the lock word makes their fast path fail), so hand-off is FIFO.
+ * is held and nobody else waits (no pending waiter, no queue), the task sets the
+ * pending bit and spins on the lock's line; when the holder's unlock reaches it,
+ * it takes the lock with one write (clear pending, set locked), no queue
+ * involved. Otherwise it takes the MCS slow path: local work to set up its
+ * per-CPU node, a read of the lock word (trylock), an xchg of the queue tail
+ * (another RMW on the line), and a store linking it behind the previous tail.
+ * The MCS queue's head spins on the lock's line too, beside the pending waiter,
+ * until both the locked byte and the pending bit are clear; the others spin on
+ * their own per-CPU MCS node. Spinning is a read that stays valid until someone
+ * writes the line (models/coherence.h watches), so every unlock and every take
+ * sends both spinners back for the line. The head takes a free lock with one
+ * write and hands the head role to the next waiter by a store to that waiter's
+ * MCS node. Newcomers cannot overtake (the pending bit or the queue tail in the
+ * lock word makes their fast path fail), so hand-off is FIFO: the pending
+ * waiter first, then the queue in order.
  *
  * The line traffic (RMW, re-reads, unlock, take) is done by the caller through
  * models/coherence.h; this module keeps who holds and who waits, and counts.
@@ -28,7 +34,8 @@
 /* The lock word's cache line is the caller's (models/futex_table.h: BF_LOCK). */
 struct spinlock {
 	uint32_t holder;       /* requester holding it, or SPIN_NONE */
-	uint32_t qhead, qtail; /* waiting requesters in arrival order; qhead spins */
+	uint32_t pending;      /* the waiter with the pending bit set, or SPIN_NONE */
+	uint32_t qhead, qtail; /* the MCS queue in arrival order; qhead spins on the lock word */
 	uint64_t acquisitions;
 	uint64_t contended;    /* acquisitions that had to queue */
 	simtime_t wait_ps;     /* total time from queueing to taking the lock */
@@ -50,29 +57,40 @@ uint32_t spinlock_add(struct spinlocks *s);
 /* Outcome of an attempt on the lock word. */
 enum spin_try {
 	SPIN_ACQUIRED, /* the caller holds the lock */
-	SPIN_HEAD,     /* the caller is queued first: it spins on the lock's line */
-	SPIN_QUEUE     /* others are queued: the caller must take the slow path (spinlock_join) */
+	SPIN_HEAD,     /* the caller spins on the lock's line: the pending waiter, or the MCS head */
+	SPIN_QUEUE     /* others wait: the caller must take the slow path (spinlock_join), or
+			  (from spinlock_join) is queued behind another and spins on its MCS node */
 };
 
 /* r's cmpxchg on the lock word has completed at `now`. A free lock with nobody
- * queued is taken; a held lock with nobody queued makes r the (pending) head;
+ * waiting is taken; a held lock with nobody waiting makes r the pending waiter;
  * otherwise r is not queued yet and goes through the MCS slow path. */
 enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now);
 
 /* r's xchg of the queue tail has completed at `now` (the slow path). Returns
- * SPIN_ACQUIRED if the lock became free with nobody queued meanwhile, SPIN_HEAD
+ * SPIN_ACQUIRED if the lock became free with nobody waiting meanwhile, SPIN_HEAD
  * if r is first in the queue, else SPIN_QUEUE with *prev = the waiter r queued
  * behind (whose MCS node r writes). */
 enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, uint32_t *prev);
 
-/* What the spinning head sees when its read of the line completes. */
+/* Nobody holds the lock. */
 static inline bool spinlock_is_free(const struct spinlocks *s, uint32_t lock)
 {
 	return s->locks[lock].holder == SPIN_NONE;
 }
 
-/* The queue head r has taken the lock at `now`. Returns the new head (which starts
- * spinning once the MCS hand-off reaches it) or SPIN_NONE. */
+/* What spinner r sees when its read of the line completes: the pending waiter
+ * may take a lock nobody holds; the queue head only one without a pending waiter. */
+static inline bool spinlock_free_for(const struct spinlocks *s, uint32_t lock, uint32_t r)
+{
+	const struct spinlock *l = &s->locks[lock];
+
+	return l->holder == SPIN_NONE && (l->pending == SPIN_NONE || l->pending == r);
+}
+
+/* Spinner r (the pending waiter or the queue head) has taken the lock at `now`,
+ * having seen it free. Returns the new queue head when the head took it (it
+ * starts spinning once the MCS hand-off reaches it), else SPIN_NONE. */
 uint32_t spinlock_take(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now);
 
 /* r's unlock store has completed. */

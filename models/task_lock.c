@@ -51,7 +51,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 /* The queue head's read of the lock line completed. */
 bool lock_spin_saw(struct tasks *ts, struct task *t, uint32_t lock)
 {
-	if (spinlock_is_free(ts->locks, lock))
+	if (spinlock_free_for(ts->locks, lock, t->id))
 		return take(ts, t, lock);
 	spin(ts, t);
 	return false;

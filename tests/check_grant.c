@@ -323,10 +323,12 @@ START_TEST(test_lock_cmpxchg_free)
 }
 END_TEST
 
-/* The cmpxchg finds the lock held by task 1 and nobody waiting: task 0 becomes
- * the pending head and spins on the lock's line at once. Its CPU holds the line
- * (its cmpxchg just got it), so the spin is a watch on its own copy: no re-read
- * is issued until someone writes the line. Still at the lock micro-op, at T0. */
+/* The cmpxchg finds the lock held by task 1 and nobody waiting: task 0 sets the
+ * pending bit (it is the pending waiter, not in the MCS queue: qhead and qtail
+ * stay empty) and spins on the lock's line at once, with no slow-path work. Its
+ * CPU holds the line (its cmpxchg just got it), so the spin is a watch on its
+ * own copy: no re-read is issued until someone writes the line. Still at the
+ * lock micro-op, at T0. */
 START_TEST(test_lock_cmpxchg_held_pending_head)
 {
 	const struct spinlock *l;
@@ -343,10 +345,12 @@ START_TEST(test_lock_cmpxchg_held_pending_head)
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
+	ck_assert_uint_eq(fx.t->lock_stage, LS_CMPXCHG); /* no slow path */
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 1);
-	ck_assert_uint_eq(l->qhead, 0);
-	ck_assert_uint_eq(l->qtail, 0);
+	ck_assert_uint_eq(l->pending, 0);
+	ck_assert_uint_eq(l->qhead, SPIN_NONE);
+	ck_assert_uint_eq(l->qtail, SPIN_NONE);
 	ck_assert_uint_eq(fx.s.locks.queued_at[0], T0); /* its wait counts from the cmpxchg */
 	line = &fx.s.coh.lines[fx.bline];
 	ck_assert_uint_eq(line->watchers, 0);
@@ -357,25 +361,34 @@ START_TEST(test_lock_cmpxchg_held_pending_head)
 }
 END_TEST
 
-/* The cmpxchg finds the lock held (task 1) with a pending head (task 2): the MCS
+/* The cmpxchg finds the lock held (task 1) with a pending waiter (task 2) and an
+ * MCS queue (task 3, its head, which joined behind the pending waiter): the MCS
  * slow path, all in this grant, on a line CPU 0 holds Modified:
  *   set up the per-CPU MCS node: lock_slowpath 15 ns      -> T0 + 15 ns
  *   trylock read of the lock line: a hit, 1 ns            -> T0 + 16 ns
  *   xchg of the queue tail: an atomic hit, 5 ns           -> T0 + 21 ns
- * then it queues behind task 2 (the previous tail) and spins on its own MCS node
- * (TS_LOCK_MCS); linking behind task 2 is a store to CPU 2's MCS node, counted
- * as one transfer within the node. The lock is not held, the micro-op not done. */
+ * then it queues behind task 3 (the previous tail) and spins on its own MCS node
+ * (TS_LOCK_MCS); linking behind task 3 is a store to CPU 3's MCS node, counted
+ * as one transfer within the node. The pending waiter has no MCS node in the
+ * queue: nothing is stored to CPU 2's. The lock is not held, the micro-op not
+ * done. (With only the pending waiter, task 0 would be the queue's head and spin
+ * on the lock's line instead: test_lock_tryread_then_xchg.) */
 START_TEST(test_lock_cmpxchg_queued_slow_path)
 {
 	const struct spinlock *l;
-	uint32_t qnode2;
+	uint32_t prev, qnode2, qnode3;
 
 	setup();
 	qnode2 = fx.s.ft.qnode_lines[2];
+	qnode3 = fx.s.ft.qnode_lines[3];
 	warm(fx.bline, 0, ACCESS_RMW);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
-	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 2 * US), SPIN_HEAD);
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 2 * US), SPIN_HEAD);  /* pending */
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 3, 3 * US), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 3, 3 * US, &prev), SPIN_HEAD); /* MCS head */
+	ck_assert_uint_eq(prev, SPIN_NONE);
 	ck_assert_uint_eq(node_transfers(qnode2), 0);
+	ck_assert_uint_eq(node_transfers(qnode3), 0);
 	at_t0();
 	program((struct uop)LOCK, TS_LOCK_ACCESS, T0 - FILL_PS);
 	on_bucket_lock(fx.t, LS_CMPXCHG);
@@ -388,25 +401,34 @@ START_TEST(test_lock_cmpxchg_queued_slow_path)
 	ck_assert_uint_eq(fx.t->locks_held, 0);
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 1);
-	ck_assert_uint_eq(l->qhead, 2);
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(l->qhead, 3);
 	ck_assert_uint_eq(l->qtail, 0);
-	ck_assert_uint_eq(fx.s.locks.next[2], 0);
-	ck_assert_uint_eq(node_transfers(qnode2), 1);
+	ck_assert_uint_eq(fx.s.locks.next[3], 0);
+	ck_assert_uint_eq(node_transfers(qnode3), 1);
+	ck_assert_uint_eq(node_transfers(qnode2), 0);
 	teardown();
 }
 END_TEST
 
 /* The slow path's trylock read granted (task 1 holds, task 2 is the pending
- * head). The read left the lock line Shared by CPUs 0, 1 and 2, so the xchg that
- * follows at once must wait for the line: task 0 stays in TS_LOCK_ACCESS, now at
- * the xchg stage, at T0. That RMW's transfer from the farthest sharer (another
- * core: 40 ns) is then granted by the coherence model at T0 + 40 ns: the xchg
- * queues task 0 behind task 2, spinning on its MCS node. */
+ * waiter, the MCS queue is empty). The read left the lock line Shared by CPUs 0,
+ * 1 and 2, so the xchg that follows at once must wait for the line: task 0 stays
+ * in TS_LOCK_ACCESS, now at the xchg stage, at T0. That RMW's transfer from the
+ * farthest sharer (another core: 40 ns) is then granted by the coherence model at
+ * T0 + 40 ns: the xchg finds no previous tail (the pending waiter is not queued),
+ * so task 0 is the MCS queue's head: it links behind nobody (no MCS node store)
+ * and spins on the lock's line beside the pending waiter (TS_LOCK_SPIN), as a
+ * watch on the copy its xchg left Modified on CPU 0. Its wait counts from the
+ * xchg, T0 + 40 ns. */
 START_TEST(test_lock_tryread_then_xchg)
 {
 	const struct spinlock *l = NULL;
+	const struct line *line;
+	uint32_t qnode2;
 
 	setup();
+	qnode2 = fx.s.ft.qnode_lines[2];
 	warm(fx.bline, 1, ACCESS_RMW);  /* task 1 took the lock */
 	warm(fx.bline, 2, ACCESS_READ); /* task 2 spins on it */
 	warm(fx.bline, 0, ACCESS_READ); /* task 0's trylock read */
@@ -422,26 +444,36 @@ START_TEST(test_lock_tryread_then_xchg)
 	ck_assert_uint_eq(fx.t->clock, T0);
 	ck_assert_uint_eq(fx.s.coh.lines[fx.bline].inflight, 0); /* the xchg's transfer */
 	l = &fx.s.locks.locks[fx.lock];
-	ck_assert_uint_eq(l->qhead, 2);
-	ck_assert_uint_eq(l->qtail, 2); /* not queued before its xchg lands */
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(l->qhead, SPIN_NONE); /* not queued before its xchg lands */
+	ck_assert_uint_eq(l->qtail, SPIN_NONE);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	engine_run(&fx.s.eng, T0 + XFER_PS + 1);
-	ck_assert_uint_eq(fx.t->state, TS_LOCK_MCS);
+	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0 + XFER_PS);
+	ck_assert_uint_eq(fx.t->burst_line, COH_NONE); /* spinning breaks any burst */
 	ck_assert_uint_eq(l->holder, 1);
-	ck_assert_uint_eq(l->qhead, 2);
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(l->qhead, 0);
 	ck_assert_uint_eq(l->qtail, 0);
-	ck_assert_uint_eq(fx.s.locks.next[2], 0);
+	ck_assert_uint_eq(fx.s.locks.queued_at[0], T0 + XFER_PS);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
+	ck_assert_uint_eq(node_transfers(qnode2), 0);
+	line = &fx.s.coh.lines[fx.bline];
+	ck_assert_uint_eq(line->owner, 0);
+	ck_assert_uint_eq(line->watchers, 0);
+	ck_assert_uint_eq(line->qhead, COH_NONE);
+	ck_assert_uint_eq(line->inflight, COH_NONE);
+	ck_assert_uint_eq(fx.s.eng.len, 0);
 	teardown();
 }
 END_TEST
 
 /* The slow path's xchg granted after everyone else left: task 1 released, task 2
- * (the pending head) took the lock and released it too, so the lock is free with
- * nobody queued and the xchg takes it. Held, done at T0. The acquisition is not
+ * (the pending waiter) took the lock and released it too, so the lock is free
+ * with no pending waiter and nobody queued, and the xchg takes it. Held, done at T0. The acquisition is not
  * a contended one (task 0 never queued): still only task 2's. */
 START_TEST(test_lock_xchg_takes_free_lock)
 {
@@ -461,6 +493,7 @@ START_TEST(test_lock_xchg_takes_free_lock)
 	assert_stopped(T0);
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 0);
+	ck_assert_uint_eq(l->pending, SPIN_NONE);
 	ck_assert_uint_eq(l->qhead, SPIN_NONE);
 	ck_assert_uint_eq(l->acquisitions, 3); /* 1, 2, then 0 */
 	ck_assert_uint_eq(l->contended, 1);    /* task 2's */
@@ -472,10 +505,12 @@ END_TEST
 
 /* --- TS_LOCK_SPIN --------------------------------------------------------------- */
 
-/* The head (task 0, queued since 2 us) re-reads the line and sees the lock free
- * (task 1 released it); its CPU holds the line Modified, so the write that takes
- * the lock hits: 1 ns. Nobody behind it: no hand-off. Held, done at T0 + 1 ns;
- * its wait, from 2 us to the take at T0, is 8 us. */
+/* The pending waiter (task 0, waiting since its cmpxchg at 2 us) re-reads the
+ * line and sees the lock free (task 1 released it); its CPU holds the line
+ * Modified, so the write that takes the lock (clear pending, set locked) hits:
+ * 1 ns. The pending waiter is not in the MCS queue: no hand-off, and the queue
+ * stays empty. Held, done at T0 + 1 ns; its wait, from 2 us to the take at T0,
+ * is 8 us. */
 START_TEST(test_lock_spin_sees_free_takes)
 {
 	const struct spinlock *l;
@@ -492,6 +527,7 @@ START_TEST(test_lock_spin_sees_free_takes)
 	assert_stopped(T0 + LINE_HIT_PS);
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 0);
+	ck_assert_uint_eq(l->pending, SPIN_NONE); /* the pending bit is cleared */
 	ck_assert_uint_eq(l->qhead, SPIN_NONE);
 	ck_assert_uint_eq(l->qtail, SPIN_NONE);
 	ck_assert_uint_eq(l->acquisitions, 2);
@@ -505,8 +541,9 @@ END_TEST
 
 /* As above, but the line is Shared by CPU 1 (whose unlock store task 0's re-read
  * followed) and CPU 0: the take is a write that must wait for the line. Task 0
- * waits in TS_LOCK_TAKE at T0, still queued, the lock still free. The write's
- * transfer from CPU 1 (40 ns) is then granted: the lock is taken at T0 + 40 ns. */
+ * waits in TS_LOCK_TAKE at T0, still the pending waiter, the lock still free.
+ * The write's transfer from CPU 1 (40 ns) is then granted: the lock is taken at
+ * T0 + 40 ns, the pending bit cleared, and nothing is handed over (no queue). */
 START_TEST(test_lock_spin_sees_free_waits_for_take)
 {
 	const struct spinlock *l;
@@ -527,23 +564,28 @@ START_TEST(test_lock_spin_sees_free_waits_for_take)
 	ck_assert_uint_eq(fx.t->clock, T0);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
 	ck_assert_uint_eq(l->holder, SPIN_NONE);
-	ck_assert_uint_eq(l->qhead, 0);
+	ck_assert_uint_eq(l->pending, 0);
+	ck_assert_uint_eq(l->qhead, SPIN_NONE);
 	ck_assert_uint_eq(fx.s.coh.lines[fx.bline].inflight, 0);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	engine_run(&fx.s.eng, T0 + XFER_PS + 1);
 	assert_stopped(T0 + XFER_PS);
 	ck_assert_uint_eq(l->holder, 0);
+	ck_assert_uint_eq(l->pending, SPIN_NONE);
 	ck_assert_uint_eq(l->qhead, SPIN_NONE);
+	ck_assert_uint_eq(fx.s.eng.len, 0); /* no hand-off scheduled */
 	ck_assert_uint_eq(l->wait_ps, T0 + XFER_PS - 2 * US);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	teardown();
 }
 END_TEST
 
-/* The head's re-read (after task 2's xchg wrote the line) finds the lock still
- * held by task 1: it spins on, watching the copy it now shares with CPU 2 (no
- * re-read until the next write). Nothing changes in the lock; T0. */
+/* The pending waiter's re-read (after task 2's xchg wrote the line: task 2 took
+ * the slow path since the pending bit was set, and is the MCS queue's head,
+ * queued behind nobody) finds the lock still held by task 1: task 0 spins on,
+ * watching the copy it now shares with CPU 2 (no re-read until the next write).
+ * Nothing changes in the lock; T0. */
 START_TEST(test_lock_spin_sees_held_spins_on)
 {
 	const struct spinlock *l;
@@ -557,8 +599,8 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 2 * US), SPIN_HEAD);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 3 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, &prev), SPIN_QUEUE);
-	ck_assert_uint_eq(prev, 0);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, &prev), SPIN_HEAD);
+	ck_assert_uint_eq(prev, SPIN_NONE);
 	at_t0();
 	program((struct uop)LOCK, TS_LOCK_SPIN, T0 - XFER_PS);
 	on_bucket_lock(fx.t, LS_CMPXCHG);
@@ -571,7 +613,8 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 	ck_assert_uint_eq(fx.t->burst_line, COH_NONE); /* spinning breaks any burst */
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 1);
-	ck_assert_uint_eq(l->qhead, 0);
+	ck_assert_uint_eq(l->pending, 0);
+	ck_assert_uint_eq(l->qhead, 2);
 	ck_assert_uint_eq(l->qtail, 2);
 	ck_assert_uint_eq(l->acquisitions, 1);
 	line = &fx.s.coh.lines[fx.bline];
@@ -583,13 +626,139 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 }
 END_TEST
 
+/* The MCS head's re-read finds the lock unheld, but the pending waiter has not
+ * taken it yet: the head may not take it (spinlock_free_for: the pending bit is
+ * set), so it spins on, and the pending waiter's grant then takes the lock
+ * without any MCS hand-off. Task 1 held the lock, task 2 is the pending waiter
+ * (from 2 us), task 0 the MCS head (from 3 us); task 1's unlock store left the
+ * line Modified on CPU 1, then both spinners read it: Shared by CPUs 1, 2, 0.
+ *   T0: task 0's re-read granted: the lock is unheld, the pending bit set: it
+ *     keeps spinning (TS_LOCK_SPIN, a watch on its Shared copy). Nothing changes
+ *     in the lock, nothing is issued.
+ *   T0: task 2's re-read granted: free for the pending waiter: it takes it with
+ *     a write, which must wait for the line (two other sharers): TS_LOCK_TAKE;
+ *     the write's transfer (40 ns) starts at once and invalidates task 0's copy,
+ *     whose re-read queues behind it.
+ *   T0 + 40 ns: task 2's write granted: task 2 holds the lock, the pending bit
+ *     clear, task 0 still the queue's head (no MCS hand-off: no store to any MCS
+ *     node, no hand-off event); task 2's wait is T0 + 40 ns - 2 us. Its program
+ *     runs on into the stopper. Task 0's re-read starts then: a read from CPU 2,
+ *     which has the line Modified, 40 ns.
+ *   T0 + 80 ns: task 0's re-read granted: the lock is held by task 2: it spins
+ *     on, watching the copy it now shares with CPU 2. */
+START_TEST(test_lock_head_sees_pending_spins_on)
+{
+	static const struct uop prog2[] = { LOCK, SLEEP };
+	const struct spinlock *l;
+	const struct line *line;
+	struct task *t2;
+	uint32_t prev;
+
+	setup();
+	t2 = task(2);
+	warm(fx.bline, 1, ACCESS_WRITE); /* task 1's unlock store */
+	warm(fx.bline, 2, ACCESS_READ);  /* task 2's re-read */
+	warm(fx.bline, 0, ACCESS_READ);  /* task 0's re-read */
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 2 * US), SPIN_HEAD); /* pending */
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 3 * US), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 3 * US, &prev), SPIN_HEAD); /* MCS head */
+	ck_assert_uint_eq(prev, SPIN_NONE);
+	spinlock_release(&fx.s.locks, fx.lock, 1);
+	at_t0();
+	program((struct uop)LOCK, TS_LOCK_SPIN, T0 - XFER_PS);
+	on_bucket_lock(fx.t, LS_XCHG); /* the head came from the slow path */
+	t2->prog = prog2;
+	t2->nuops = 2;
+	t2->pc = 0;
+	t2->state = TS_LOCK_SPIN;
+	t2->clock = T0 - XFER_PS;
+	t2->burst_line = COH_NONE;
+	on_bucket_lock(t2, LS_CMPXCHG); /* the pending waiter came from the cmpxchg */
+	l = &fx.s.locks.locks[fx.lock];
+	line = &fx.s.coh.lines[fx.bline];
+
+	/* the head's re-read: unheld, but not free for it */
+	grant(fx.bline);
+	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
+	ck_assert_uint_eq(fx.t->pc, 0);
+	ck_assert_uint_eq(fx.t->clock, T0);
+	ck_assert_uint_eq(fx.t->locks_held, 0);
+	ck_assert_uint_eq(l->holder, SPIN_NONE);
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(l->qhead, 0);
+	ck_assert_uint_eq(l->qtail, 0);
+	ck_assert_uint_eq(l->acquisitions, 1);
+	ck_assert_uint_eq(line->watchers, 0); /* watching its Shared copy */
+	ck_assert_uint_eq(line->qhead, COH_NONE);
+	ck_assert_uint_eq(line->inflight, COH_NONE);
+	ck_assert_uint_eq(fx.s.eng.len, 0);
+
+	/* the pending waiter's re-read: free for it, its take waits for the line */
+	tasks_on_grant(fx.ts, 2, fx.bline);
+	ck_assert_uint_eq(t2->state, TS_LOCK_TAKE);
+	ck_assert_uint_eq(t2->pc, 0);
+	ck_assert_uint_eq(t2->clock, T0);
+	ck_assert_uint_eq(l->holder, SPIN_NONE);
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(line->inflight, 2);       /* its write */
+	ck_assert_uint_eq(line->watchers, COH_NONE); /* task 0's copy invalidated... */
+	ck_assert_uint_eq(line->qhead, 0);           /* ...its re-read queued behind */
+	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
+
+	/* the pending waiter's take granted: pending -> locked, no hand-off */
+	engine_run(&fx.s.eng, T0 + XFER_PS + 1);
+	ck_assert_uint_eq(t2->state, TS_SLEEP);
+	ck_assert_uint_eq(t2->pc, 1);
+	ck_assert_uint_eq(t2->clock, T0 + XFER_PS);
+	ck_assert_uint_eq(t2->slept_at, T0 + XFER_PS);
+	ck_assert_uint_eq(t2->locks_held, 1);
+	ck_assert_uint_eq(l->holder, 2);
+	ck_assert_uint_eq(l->pending, SPIN_NONE);
+	ck_assert_uint_eq(l->qhead, 0);
+	ck_assert_uint_eq(l->qtail, 0);
+	ck_assert_uint_eq(l->acquisitions, 2);
+	ck_assert_uint_eq(l->contended, 1);
+	ck_assert_uint_eq(l->wait_ps, T0 + XFER_PS - 2 * US);
+	ck_assert_uint_eq(node_transfers(fx.s.ft.qnode_lines[0]), 0); /* no MCS node store */
+	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
+	ck_assert_uint_eq(fx.t->clock, T0);
+	ck_assert_uint_eq(line->inflight, 0); /* task 0's re-read, from CPU 2 */
+	ck_assert_uint_eq(fx.s.eng.len, 1);   /* ...and nothing else: no hand-off event */
+	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.s.coh.done_kind);
+	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + 2 * XFER_PS);
+
+	/* the head's re-read sees the lock held: it spins on */
+	engine_run(&fx.s.eng, T0 + 2 * XFER_PS + 1);
+	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
+	ck_assert_uint_eq(fx.t->pc, 0);
+	ck_assert_uint_eq(fx.t->clock, T0 + 2 * XFER_PS);
+	ck_assert_uint_eq(fx.t->locks_held, 0);
+	ck_assert_uint_eq(l->holder, 2);
+	ck_assert_uint_eq(l->qhead, 0);
+	ck_assert_uint_eq(l->acquisitions, 2);
+	ck_assert_uint_eq(line->owner, COH_NONE);
+	ck_assert_uint_eq(line->nsharers, 2); /* CPUs 2 and 0 */
+	ck_assert_uint_eq(line->watchers, 0);
+	ck_assert_uint_eq(line->inflight, COH_NONE);
+	ck_assert_uint_eq(fx.s.eng.len, 0);
+	teardown();
+}
+END_TEST
+
 /* --- TS_LOCK_TAKE --------------------------------------------------------------- */
 
-/* The head's write that takes the free lock is granted at T0: task 0 holds it
- * (queued from 2 us: 8 us of waiting), and task 2, queued behind it, becomes the
- * head: the store to CPU 2's MCS node (one transfer within the node) reaches it
- * 40 ns later, when it starts spinning on the lock's line. Done at T0 (the
- * write's cost is in the grant's time). */
+/* The MCS head's write that takes the free lock is granted at T0. Before it:
+ * task 1 held the lock, task 3 was the pending waiter (from 1 us), task 0 joined
+ * the MCS queue as its head (2 us) and task 2 behind it (3 us); task 1 released,
+ * task 3 took the lock at 5 us (pending -> locked: 4 us of waiting, no hand-off,
+ * task 0 still the head) and released it, so the lock is free with no pending
+ * waiter: the head may take it. Task 0 holds it (queued from 2 us: 8 us of
+ * waiting), and task 2, queued behind it, becomes the head: the store to CPU 2's
+ * MCS node (one transfer within the node) reaches it 40 ns later, when it starts
+ * spinning on the lock's line. Done at T0 (the write's cost is in the grant's
+ * time). */
 START_TEST(test_lock_take)
 {
 	const struct spinlock *l;
@@ -599,24 +768,31 @@ START_TEST(test_lock_take)
 	qnode2 = fx.s.ft.qnode_lines[2];
 	warm(fx.bline, 0, ACCESS_WRITE); /* the granted take */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
-	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 2 * US), SPIN_HEAD);
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 3, 1 * US), SPIN_HEAD); /* pending */
+	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 2 * US), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 2 * US, &prev), SPIN_HEAD); /* MCS head */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 3 * US), SPIN_QUEUE);
 	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, &prev), SPIN_QUEUE);
+	ck_assert_uint_eq(prev, 0);
 	spinlock_release(&fx.s.locks, fx.lock, 1);
+	ck_assert_uint_eq(spinlock_take(&fx.s.locks, fx.lock, 3, 5 * US), SPIN_NONE);
+	spinlock_release(&fx.s.locks, fx.lock, 3);
+	ck_assert(spinlock_free_for(&fx.s.locks, fx.lock, 0));
 	task(2)->state = TS_LOCK_MCS;
 	on_bucket_lock(task(2), LS_XCHG);
 	at_t0();
 	program((struct uop)LOCK, TS_LOCK_TAKE, T0 - XFER_PS);
-	on_bucket_lock(fx.t, LS_CMPXCHG);
+	on_bucket_lock(fx.t, LS_XCHG); /* the head came from the slow path */
 	grant(fx.bline);
 	assert_stopped(T0);
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert_uint_eq(l->holder, 0);
+	ck_assert_uint_eq(l->pending, SPIN_NONE);
 	ck_assert_uint_eq(l->qhead, 2);
 	ck_assert_uint_eq(l->qtail, 2);
-	ck_assert_uint_eq(l->acquisitions, 2);
-	ck_assert_uint_eq(l->contended, 1);
-	ck_assert_uint_eq(l->wait_ps, T0 - 2 * US);
+	ck_assert_uint_eq(l->acquisitions, 3);  /* 1, 3, then 0 */
+	ck_assert_uint_eq(l->contended, 2);     /* 3's and 0's */
+	ck_assert_uint_eq(l->wait_ps, (5 * US - 1 * US) + (T0 - 2 * US));
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	ck_assert_uint_eq(fx.t->lock_stage, LS_CMPXCHG);
 	ck_assert_uint_eq(node_transfers(qnode2), 1);
@@ -636,8 +812,9 @@ END_TEST
 /* --- TS_UNLOCK ------------------------------------------------------------------ */
 
 /* The unlock store granted: the lock is free, task 0 holds none, the micro-op is
- * done at T0. The pending head (task 2) stays queued: it takes the lock itself
- * once its re-read sees the store. */
+ * done at T0. The pending waiter (task 2) keeps the pending bit, outside the MCS
+ * queue (which stays empty): it takes the lock itself once its re-read sees the
+ * store. */
 START_TEST(test_unlock)
 {
 	const struct spinlock *l;
@@ -654,8 +831,10 @@ START_TEST(test_unlock)
 	assert_stopped(T0);
 	l = &fx.s.locks.locks[fx.lock];
 	ck_assert(spinlock_is_free(&fx.s.locks, fx.lock));
-	ck_assert_uint_eq(l->qhead, 2);
-	ck_assert_uint_eq(l->qtail, 2);
+	ck_assert(spinlock_free_for(&fx.s.locks, fx.lock, 2));
+	ck_assert_uint_eq(l->pending, 2);
+	ck_assert_uint_eq(l->qhead, SPIN_NONE);
+	ck_assert_uint_eq(l->qtail, SPIN_NONE);
 	ck_assert_uint_eq(l->acquisitions, 1);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
 	teardown();
@@ -1222,6 +1401,7 @@ static Suite *suite(void)
 	tcase_add_test(lock, test_lock_spin_sees_free_takes);
 	tcase_add_test(lock, test_lock_spin_sees_free_waits_for_take);
 	tcase_add_test(lock, test_lock_spin_sees_held_spins_on);
+	tcase_add_test(lock, test_lock_head_sees_pending_spins_on);
 	tcase_add_test(lock, test_lock_take);
 	tcase_add_test(lock, test_unlock);
 	tcase_add_test(rwsem, test_rwsem_down_read_shared);

@@ -13,7 +13,9 @@
 #include "tests/testutil.h"
 
 #define E5_PATH "configs/machines/e5-2650-2s-hw.yaml"
-#define E7_PATH "configs/machines/e7-8890v3-4s-hw.yaml"
+#define E7_PATH "configs/machines/e7-8890v3-4s.yaml"
+#define EPYC_PATH "configs/machines/epyc-7713-2s.yaml"
+#define SKYLAKE_PATH "configs/machines/skylake-sp-8180-2s.yaml"
 #define SMALL_PATH "configs/machines/small-1node.yaml"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -318,6 +320,65 @@ START_TEST(presets_load)
 }
 END_TEST
 
+/* Clusters (cores sharing a last-level cache, an AMD CCX): one node of 8 cores in
+ * two clusters of 4, no SMT. Cores 0-3 are cluster 0, 4-7 cluster 1; a line moves
+ * at transfer_cluster (20 ns) inside a cluster and transfer_node (100 ns) between
+ * clusters of the node; both are class `node`. Without the keys a node is one
+ * cluster and every same-node transfer costs transfer_node. */
+#define CLUSTERED                                                                              \
+	"{name: ccx, topology: {nodes: 1, cores_per_node: 8, threads_per_core: 1, cores_per_cluster: 4}," \
+	" frequency: 2GHz, costs: {line_hit: 1ns, atomic_hit: 5ns, transfer_smt: 5ns,"            \
+	" transfer_cluster: 20ns, transfer_node: 100ns, memory_local: 80ns, syscall: 80ns,"       \
+	" line_hold: 0, smt_slowdown: 1.0}}"
+
+START_TEST(clusters)
+{
+	struct machine m;
+	struct fs_error e = { 0 };
+	char *text;
+
+	load_text_ok(CLUSTERED, &m);
+	ck_assert_uint_eq(m.cores_per_cluster, 4);
+	ck_assert_uint_eq(m.cpu_cluster[3], 0);
+	ck_assert_uint_eq(m.cpu_cluster[4], 1);
+	ck_assert_uint_eq(machine_xfer_ps(&m, 0, 3), 20000);  /* same cluster */
+	ck_assert_uint_eq(machine_xfer_ps(&m, 3, 4), 100000); /* next cluster */
+	ck_assert_uint_eq(machine_xfer_ps(&m, 7, 4), 20000);
+	ck_assert_int_eq(machine_xfer_class(&m, 0, 7), XFER_NODE);
+	machine_free(&m);
+
+	/* the defaults: one cluster per node, transfer_cluster = transfer_node */
+	load_file_ok(E5_PATH, &m);
+	ck_assert_uint_eq(m.cores_per_cluster, m.cores_per_node);
+	ck_assert_uint_eq(m.transfer_cluster_ps, m.transfer_node_ps);
+	ck_assert_uint_eq(machine_xfer_ps(&m, 0, 7), m.transfer_node_ps);
+	machine_free(&m);
+
+	/* clusters must divide the node */
+	text = strdup(CLUSTERED);
+	ck_assert_ptr_nonnull(text);
+	memcpy(strstr(text, "cores_per_cluster: 4"), "cores_per_cluster: 3", 20);
+	ck_assert_int_eq(load_text(text, &m, &e), -1);
+	ck_assert_msg(strstr(e.msg, "does not divide cores_per_node 8"), "%s", e.msg);
+	machine_free(&m);
+	free(text);
+
+	/* the EPYC preset: 8-core CCXs, CPUs numbered cores first over both sockets */
+	load_file_ok(EPYC_PATH, &m);
+	ck_assert_uint_eq(m.ncpus, 256);
+	ck_assert_uint_eq(m.nodes, 2);
+	ck_assert_uint_lt(machine_xfer_ps(&m, 0, 7), machine_xfer_ps(&m, 0, 8));   /* CCX 0 vs CCX 1 */
+	ck_assert_uint_lt(machine_xfer_ps(&m, 0, 8), machine_xfer_ps(&m, 0, 64));  /* vs the other socket */
+	ck_assert_int_eq(machine_xfer_class(&m, 0, 128), XFER_SMT);                /* core 0's sibling */
+	machine_free(&m);
+
+	load_file_ok(SKYLAKE_PATH, &m);
+	ck_assert_uint_eq(m.ncpus, 112);
+	ck_assert_uint_eq(m.cpu_node[28], 1);
+	machine_free(&m);
+}
+END_TEST
+
 /* ---- CPU lists ----------------------------------------------------------------- */
 
 START_TEST(cpulists_e5)
@@ -545,6 +606,7 @@ static Suite *machine_suite(void)
 	tcase_add_test(costs, e5_pairs_use_the_preset_costs);
 	tcase_add_test(costs, one_node_defaults);
 	tcase_add_test(presets, presets_load);
+	tcase_add_test(presets, clusters);
 	tcase_add_test(cpulists, cpulists_e5);
 	tcase_add_loop_test(cpulists, cpulist_errors_e5, 0,
 			    (int)(sizeof(cpulist_errors) / sizeof(cpulist_errors[0])));

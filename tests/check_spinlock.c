@@ -1,5 +1,6 @@
-/* Tests of models/spinlock.c: the qspinlock queue is FIFO, only the head spins,
- * and waiting time is accounted from queueing to taking. */
+/* Tests of models/spinlock.c: the qspinlock's pending waiter, then the MCS queue
+ * in order (FIFO), only the pending waiter and the queue head spin on the lock
+ * word, and waiting time is accounted from queueing to taking. */
 #include <check.h>
 
 #include "models/spinlock.h"
@@ -35,22 +36,32 @@ START_TEST(test_fifo_handoff)
 	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
 	lock = spinlock_add(&s);
 	ck_assert_int_eq(spinlock_try(&s, lock, 2, 0), SPIN_ACQUIRED); /* 2 holds */
-	ck_assert_int_eq(spinlock_try(&s, lock, 0, 10), SPIN_HEAD);    /* nobody waits: 0 is the pending head */
-	ck_assert_int_eq(spinlock_try(&s, lock, 3, 20), SPIN_QUEUE);   /* someone waits: slow path */
-	ck_assert_uint_eq(s.locks[lock].qtail, 0);                     /* not queued before its xchg */
-	ck_assert_int_eq(spinlock_join(&s, lock, 3, 20, &prev), SPIN_QUEUE);
-	ck_assert_uint_eq(prev, 0);                                    /* 3 links behind 0 */
+	ck_assert_int_eq(spinlock_try(&s, lock, 0, 10), SPIN_HEAD);    /* nobody waits: 0 sets pending */
+	ck_assert_uint_eq(s.locks[lock].pending, 0);
+	ck_assert_uint_eq(s.locks[lock].qhead, SPIN_NONE);             /* the pending waiter is not queued */
+	ck_assert_int_eq(spinlock_try(&s, lock, 3, 20), SPIN_QUEUE);   /* pending set: slow path */
+	ck_assert_uint_eq(s.locks[lock].qtail, SPIN_NONE);             /* not queued before its xchg */
+	/* first in the MCS queue: the head, spinning on the lock word beside the pending waiter */
+	ck_assert_int_eq(spinlock_join(&s, lock, 3, 20, &prev), SPIN_HEAD);
+	ck_assert_uint_eq(prev, SPIN_NONE);
 	ck_assert_int_eq(spinlock_try(&s, lock, 1, 30), SPIN_QUEUE);
 	ck_assert_int_eq(spinlock_join(&s, lock, 1, 30, &prev), SPIN_QUEUE);
-	ck_assert_uint_eq(prev, 3);
+	ck_assert_uint_eq(prev, 3);                                    /* 1 links behind 3 */
 	spinlock_release(&s, lock, 2);
 	ck_assert(spinlock_is_free(&s, lock));
-	/* free but queued: a newcomer may not take it */
+	/* the pending waiter may take it, the queue head must wait for pending to clear */
+	ck_assert(spinlock_free_for(&s, lock, 0));
+	ck_assert(!spinlock_free_for(&s, lock, 3));
+	/* free but waited for: a newcomer may not take it */
 	ck_assert_int_eq(spinlock_try(&s, lock, 2, 40), SPIN_QUEUE);
 	ck_assert_int_eq(spinlock_join(&s, lock, 2, 40, &prev), SPIN_QUEUE);
-	ck_assert_uint_eq(spinlock_take(&s, lock, 0, 50), 3); /* next head: 3 */
+	ck_assert_uint_eq(prev, 1);
+	ck_assert_uint_eq(spinlock_take(&s, lock, 0, 50), SPIN_NONE); /* pending -> locked: no MCS hand-off */
+	ck_assert_uint_eq(s.locks[lock].pending, SPIN_NONE);
+	ck_assert(!spinlock_free_for(&s, lock, 3));                   /* held by 0 now */
 	spinlock_release(&s, lock, 0);
-	ck_assert_uint_eq(spinlock_take(&s, lock, 3, 60), 1);
+	ck_assert(spinlock_free_for(&s, lock, 3));
+	ck_assert_uint_eq(spinlock_take(&s, lock, 3, 60), 1);         /* next head: 1 */
 	spinlock_release(&s, lock, 3);
 	ck_assert_uint_eq(spinlock_take(&s, lock, 1, 70), 2);
 	spinlock_release(&s, lock, 1);
