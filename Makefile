@@ -256,6 +256,22 @@ REF ?= HEAD
 same-results: deps
 	@PYTHON=$(PYTHON) sh tests/same_results.sh $(REF)
 
+# Models the machine make runs on (docs/probe.md): futexsim probe reads its topology,
+# measures its costs for PROBE_SECONDS (default 20) and writes HOST_MACHINE (default
+# results/host-machine.yaml); then every constant's source comment is checked and the
+# quickstart runs on it, one thread per online CPU. (Comparing the simulation with the
+# real futex loop on this machine, `probe --check`, is a TODO: docs/probe.md.)
+HOST_MACHINE  ?= results/host-machine.yaml
+PROBE_SECONDS ?= 20
+.PHONY: host-check
+host-check: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@mkdir -p $(dir $(HOST_MACHINE))
+	$(BIN) probe --seconds $(PROBE_SECONDS) -o $(HOST_MACHINE)
+	$(PYTHON) tests/config_sources.py $(HOST_MACHINE)
+	$(BIN) run scenarios/quickstart.yaml --set machine=$(HOST_MACHINE) \
+	  --set workload.threads=$$(getconf _NPROCESSORS_ONLN) --set run.duration=2ms --no-output
+
 clean:
 	rm -rf $(BUILD) bin build-san build-fuzz build-ref
 

@@ -10,6 +10,7 @@
 #include "sim/core/error.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
+#include "sim/probe.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -50,6 +51,8 @@ static const char usage_main[] =
 	"  run SCENARIO.yaml [OPTIONS]   simulate a scenario, print a perf-style summary and\n"
 	"                                write the results to an HDF5 file\n"
 	"  show FILE.h5 [OPTIONS]        print a result file's summary, hottest lines and buckets\n"
+	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
+	"                                write a machine file (docs/probe.md)\n"
 	"  help [COMMAND]                show help\n"
 	"\n"
 	"Options:\n"
@@ -120,6 +123,42 @@ static const char usage_show[] =
 	"  --scenario    print the scenario as resolved (presets, overrides and defaults\n"
 	"                filled in): YAML that `futexsim run` accepts\n"
 	"  -h, --help    show this help\n";
+
+static const char usage_probe[] =
+	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
+	"       futexsim probe --topology [--root DIR]\n"
+	"\n"
+	"Models the machine it runs on. Reads the topology from sysfs (online CPUs, their\n"
+	"cores and SMT siblings, NUMA nodes and distances, last-level caches, clock, CPU\n"
+	"model, kernel release), then measures with micro-benchmarks pinned to chosen CPUs\n"
+	"(sched_setaffinity): the syscall entry and exit (a loop of getppid), L1 and atomic\n"
+	"hits, one-way line hand-offs by CAS ping-pong between SMT siblings, cores of a node\n"
+	"and of other nodes, DRAM latency by node (a pointer chase over a random cycle larger\n"
+	"than the last-level cache) and the SMT slowdown (a loop with its sibling idle and\n"
+	"busy). Writes a machine file (docs/machine.md) whose every constant says how it was\n"
+	"measured: median and spread over the trials, date, CPU model and kernel; what cannot\n"
+	"be measured is labelled [A] or [D] with the reason. The file is checked by loading\n"
+	"it as the simulator does and appears only when complete. Prints the kernel preset\n"
+	"nearest to the running kernel and the mitigations it reports.\n"
+	"\n"
+	"A topology the machine schema cannot express (unequal cores per node, a CPU\n"
+	"numbering neither cores-first nor smt-adjacent, ...) is refused: nothing written.\n"
+	"\n"
+	"Options:\n"
+	"  -o FILE.yaml, --output FILE.yaml\n"
+	"                   the machine file to write (replaced if it exists; - for standard\n"
+	"                   output); its name is FILE unless --name is given\n"
+	"  --seconds N      measuring budget (default 20); trials scale with it, at least 5\n"
+	"                   per value, so a small budget may take somewhat longer\n"
+	"  --name NAME      the machine's name in the file\n"
+	"  --topology       only read and print the topology, kernel preset and mitigations\n"
+	"  --root DIR       with --topology: read DIR/sys and DIR/proc instead of /sys, /proc\n"
+	"  -h, --help       show this help\n"
+	"\n"
+	"Progress goes to standard error, a line per value. Exit status: 0 written, 1 a\n"
+	"benchmark failed (e.g. sched_setaffinity not permitted), 2 bad command line, 3 the\n"
+	"topology cannot be read or expressed, 4 the file cannot be written.\n"
+	"Use the file: futexsim run SCENARIO.yaml --set machine=FILE.yaml\n";
 
 /* "--opt VALUE" or "--opt=VALUE": the value, advancing *i past it; NULL when absent. */
 static const char *option_value(int argc, char **argv, int *i, const char *opt)
@@ -365,6 +404,23 @@ static int cmd_show(int argc, char **argv)
 	return FS_OK;
 }
 
+static int cmd_probe(int argc, char **argv)
+{
+	struct fs_error err = { 0 };
+	int status;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_probe, stdout);
+			return FS_OK;
+		}
+	}
+	status = probe_command(argc, argv, &err);
+	if (status)
+		fprintf(stderr, "%s%s\n", strncmp(err.msg, "futexsim", 8) ? "futexsim probe: " : "", err.msg);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -382,11 +438,14 @@ int main(int argc, char **argv)
 		return FS_OK;
 	}
 	if (!strcmp(cmd, "help")) {
-		const char *usage = !strcmp(argv[2], "run") ? usage_run : !strcmp(argv[2], "show") ? usage_show : NULL;
+		const char *usage = !strcmp(argv[2], "run")     ? usage_run
+				    : !strcmp(argv[2], "show")  ? usage_show
+				    : !strcmp(argv[2], "probe") ? usage_probe
+								: NULL;
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, probe)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -398,6 +457,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "show"))
 		return cmd_show(argc, argv);
+	if (!strcmp(cmd, "probe"))
+		return cmd_probe(argc, argv);
 	fprintf(stderr, "futexsim: unknown command '%s' (see futexsim --help)\n", cmd);
 	return FS_ERR_USAGE;
 }

@@ -1,0 +1,181 @@
+/* `futexsim probe`: models the machine it runs on (docs/probe.md).
+ *
+ * Three steps, each usable alone (the tests drive the first and the last on fake
+ * sysfs trees and made-up measurements):
+ *   1. probe_topology_read: the topology from sysfs under a root directory ("/" on
+ *      the real machine): online CPUs, their cores (thread sibling lists), NUMA
+ *      nodes and distances, last-level cache groups, caches, clock, CPU model,
+ *      kernel release and the CPU vulnerabilities the kernel reports. It derives
+ *      the machine schema's topology (docs/machine.md) or refuses one the schema
+ *      cannot express.
+ *   2. probe_measure: micro-benchmarks pinned with sched_setaffinity (syscall, hits,
+ *      line hand-offs per distance class, DRAM by node, SMT slowdown), each the
+ *      median and spread of repeated trials.
+ *   3. probe_render + probe_write: the machine YAML, every constant with its source
+ *      comment, checked with machine_from_yaml and written atomically.
+ *
+ * Model CPU numbers are the online CPUs in Linux order, renumbered densely
+ * (identical to Linux's numbers unless a CPU in the middle is offline).
+ */
+#ifndef FUTEXSIM_PROBE_H
+#define FUTEXSIM_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/machine.h"
+#include "sim/core/error.h"
+
+#define PROBE_MAX_NOTES 16
+#define PROBE_NOTE_LEN 320
+#define PROBE_MAX_VULNS 64
+#define PROBE_MAX_DISTANCES 16 /* distinct SLIT distances between nodes */
+
+/* One online CPU; cpus[i] is model CPU i. */
+struct probe_cpu {
+	uint32_t linux_id;  /* Linux CPU number */
+	int32_t core_id;    /* topology/core_id, -1 when absent */
+	int32_t package_id; /* topology/physical_package_id, -1 when absent */
+	uint32_t core_key;  /* the lowest online CPU among its thread siblings: identifies the core */
+	uint32_t llc_key;   /* the lowest online CPU sharing its last-level cache; UINT32_MAX unknown */
+	uint32_t node;      /* dense node index (nodes in sysfs order) */
+	uint32_t core;      /* the model's core number of this CPU (docs/machine.md numbering) */
+};
+
+struct probe_topology {
+	char root[512];       /* where sysfs and /proc were read ("/" on the real machine) */
+	uint32_t ncpus;       /* online CPUs */
+	struct probe_cpu *cpus;
+	char offline[128];    /* the contents of cpu/offline ("" when none) */
+
+	uint32_t nodes, cores_per_node, threads_per_core, ncores;
+	uint32_t cores_per_cluster; /* = cores_per_node unless the LLC groups split nodes */
+	bool clusters;              /* last-level cache groups smaller than a node, written */
+	enum cpu_numbering numbering;
+	bool node_dirs;             /* sysfs has node directories (else: one node assumed) */
+	bool siblings_known;        /* every online CPU has topology/thread_siblings_list */
+	uint32_t node_ids[MACHINE_MAX_NODES]; /* sysfs node number of each dense node */
+	uint32_t distance[MACHINE_MAX_NODES * MACHINE_MAX_NODES];
+	uint32_t packages;          /* distinct physical_package_id values (0 unknown) */
+
+	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* of the first online CPU; 0 unknown */
+	uint32_t llc_level;
+
+	uint64_t freq_khz;
+	bool freq_assumed;          /* the kernel reports no clock: 2.0 GHz assumed */
+	char freq_source[200];      /* where freq_khz came from, for the comment */
+	char model[160];            /* CPU model name */
+	char release[128];          /* kernel release (uname -r) */
+	char hostname[64];
+
+	/* "name: text" of each file of cpu/vulnerabilities, sorted by name */
+	uint32_t nvulns;
+	char vulns[PROBE_MAX_VULNS][200];
+
+	/* facts worth saying in the file and on the terminal (CPU-less nodes skipped,
+	 * offline CPUs renumbered, ...) */
+	uint32_t nnotes;
+	char notes[PROBE_MAX_NOTES][PROBE_NOTE_LEN];
+};
+
+/* Reads the topology under `root` ("/" for this machine; a fake tree in the tests:
+ * ROOT/sys/devices/system/{cpu,node}/..., ROOT/proc/cpuinfo,
+ * ROOT/proc/sys/kernel/osrelease). On a topology the machine schema cannot express
+ * (unequal cores per node or threads per core, a numbering neither cores-first nor
+ * smt-adjacent, more than 64 nodes or 4096 CPUs, a bad distance matrix) or an
+ * unreadable tree, fails with FS_ERR_INPUT and says why; `t` keeps what was read
+ * (probe_topology_free it either way). */
+int probe_topology_read(struct probe_topology *t, const char *root, struct fs_error *e);
+void probe_topology_free(struct probe_topology *t);
+/* One paragraph per topology fact, for the terminal. */
+void probe_topology_print(const struct probe_topology *t, FILE *f);
+/* The vulnerabilities the kernel reports other than "Not affected", one per line
+ * with `prefix` before each; "none reported" when there are none. */
+void probe_mitigations_print(const struct probe_topology *t, const char *prefix, FILE *f);
+
+/* The kernel design preset (configs/kernels/) nearest to a kernel release such as
+ * "6.18.3-arch1": linux-6.18 from 6.18 on, linux-6.17, linux-6.16-dev for 6.16,
+ * linux-6.15 for 5.6..6.15, linux-3.14 for 3.14..5.5, linux-2.6.22 for
+ * 2.6.22..3.13, linux-2.6.18 before. NULL when the release has no MAJOR.MINOR. */
+const char *probe_kernel_preset(const char *release);
+
+/* A measured value: the median and spread of `n` trials (p10-p90 from 10 trials
+ * on, min-max below). Times in ns; smt_slowdown a ratio. */
+struct probe_value {
+	bool measured;
+	uint32_t n;
+	double median, lo, hi;
+	bool percentiles;     /* lo-hi is p10-p90 (else min-max) */
+	char how[200];        /* the method, for the comment: "CAS ping-pong, 3 same-node pairs" */
+	/* filled by probe_results_finish: the value as written ("45.1ns", "10 cycles",
+	 * "1.000"), its label ('M' measured; 'A' or 'D' when not) and, when not
+	 * measured, why and what was written instead */
+	char value[32];
+	char label;
+	char why_not[240];
+};
+
+struct probe_results {
+	struct probe_value syscall, line_hit, atomic_hit;
+	struct probe_value transfer_smt, transfer_cluster, transfer_node;
+	uint32_t ndistances;                          /* distinct off-diagonal SLIT distances */
+	uint32_t distances[PROBE_MAX_DISTANCES];
+	struct probe_value transfer_remote[PROBE_MAX_DISTANCES];
+	struct probe_value memory_local;
+	struct probe_value memory_remote[PROBE_MAX_DISTANCES];
+	struct probe_value smt_slowdown;
+	char date[32];       /* UTC YYYY-MM-DD */
+	char when[32];       /* UTC YYYY-MM-DDTHH:MM:SSZ */
+	double seconds;      /* wall time of the measurements */
+	double budget;       /* the --seconds asked for */
+	uint64_t dram_buffer_bytes;
+	char dram_note[240]; /* how the DRAM buffers were placed */
+};
+
+struct probe_options {
+	double seconds;      /* budget; trials scale with it (at least 5 per value) */
+	FILE *progress;      /* a line per value measured; NULL: quiet */
+};
+
+/* The distinct off-diagonal distances of t, ascending, into r (also done by
+ * probe_measure). */
+void probe_results_init(struct probe_results *r, const struct probe_topology *t);
+
+/* Fills every value: the measured ones formatted, the others with a stated
+ * fallback and reason (no SMT: transfer_smt unused and smt_slowdown 1.0; one CPU:
+ * transfers unused; memory not placeable on a node: memory_local x distance / 10;
+ * ...). probe_measure calls it; the tests call it on made-up measurements. */
+void probe_results_finish(struct probe_results *r, const struct probe_topology *t);
+
+/* Runs the micro-benchmarks on this machine for about o->seconds. Fails (status
+ * FS_ERR_RUNTIME) when a thread cannot be pinned to an online CPU. */
+int probe_measure(const struct probe_topology *t, const struct probe_options *o, struct probe_results *r,
+		  struct fs_error *e);
+/* The measured values, one per line, for the terminal. */
+void probe_results_print(const struct probe_topology *t, const struct probe_results *r, FILE *f);
+
+/* The machine YAML (docs/machine.md) named `name`, every constant with a source
+ * comment (tests/config_sources.py). malloc'd; NULL with `e` set on failure. */
+char *probe_render(const struct probe_topology *t, const struct probe_results *r, const char *name,
+		   struct fs_error *e);
+/* Loads `text` as the config loader does (yt_load_string + machine_from_yaml) and
+ * checks that it has t's topology (nodes, cores, threads, numbering, distances,
+ * each model CPU's core, node and cluster). `file` names it in messages. */
+int probe_verify(const char *text, const char *file, const struct probe_topology *t, struct fs_error *e);
+/* Writes `text` to `path` atomically: a temporary file beside it, flushed, loaded
+ * and verified (probe_verify), then renamed over `path`. On failure nothing is
+ * left behind and `path` is untouched (FS_ERR_OUTPUT, or the verify error). */
+int probe_write(const char *path, const char *text, const struct probe_topology *t, struct fs_error *e);
+
+/* The machine name for an output path: its file name without .yaml, made of
+ * [A-Za-z0-9._-] ("probed" when nothing is left). */
+void probe_name_from_path(const char *path, char *out, size_t size);
+
+/* `futexsim probe ...` after the command name has been checked (argv[1] is
+ * "probe"; -h is handled by the caller). Prints progress on stderr and the summary
+ * on stdout; returns an exit status with `e` set when it is not 0. */
+int probe_command(int argc, char **argv, struct fs_error *e);
+
+#endif
