@@ -1,7 +1,7 @@
 /* The claims of the seed threads, each checked in simulation.
  *
  * A claim is a statement from the LKML threads and commits futexsim grew from
- * (../shared/seeds/), the scenario of scenarios/claims/ that tests it, and a check
+ * (docs/sources.md lists them), the scenario of scenarios/claims/ that tests it, and a check
  * that runs the scenario (and its variants) and decides whether the statement's
  * direction holds in the model, with the figures that decide it. Used by
  * bin/futexsim-claims (make claims) and tests/check_claims.c.

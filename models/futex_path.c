@@ -73,7 +73,7 @@ static void emit_immutable_check(struct path_builder *b)
 		path_emit_access(b, ACCESS_READ, OPND_LINE, b->phash_lines[PHF_IMMUTABLE]);
 }
 
-/* futex_hash() in the kernel's order (futex-hashing.md s8): find the table (the
+/* futex_hash() in the kernel's order (kernel/futex/core.c of 6.16-6.18, commit 63e8595c060a): find the table (the
  * mm's pointer to its private hash and the header's hash_mask, where the design
  * keeps them apart), hash, then read hb->priv from the bucket (6.16+: every
  * bucket has it), then take the private hash's reference: the bucket line is

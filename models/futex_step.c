@@ -15,7 +15,7 @@ const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake",
 
 #define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
 
-/* The paths a design need not spell out: those of 6.x kernels (futex-hashing.md s1;
+/* The paths a design need not spell out: those of 6.x kernels (kernel/futex/waitwake.c and requeue.c:
  * futex_wait_setup/futex_queue, futex_wake, futex_requeue). wait_eagain has none. */
 static const struct kernel_path default_paths[FOP_NKINDS] = {
 	[FOP_WAIT_BLOCK] = PATH(STEP_QUEUE, STEP_UNLOCK, STEP_SLEEP, STEP_HASH_PUT),

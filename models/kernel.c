@@ -129,7 +129,7 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 		  cfg_check_keys(n, "global_hash", keys, e) < 0))
 		return -1;
 	/* defaults: 6.16+ futex_init(), roundup_pow_of_two(max(4, 256 x CPUs / nodes)) per
-	 * node (futex-hashing.md s3) */
+	 * node (futex_init(), futex_hash_allocate_default() in kernel/futex/core.c) */
 	if (cfg_get_bool(n, "per_node", true, &k->global.per_node, e) < 0 ||
 	    parse_buckets(n, "buckets", 0, 0, 1, false, &buckets, e) < 0 ||
 	    cfg_get_u32(n, "buckets_per_cpu", 256, 1, 1u << 20, &k->global.buckets_per_cpu, e) < 0 ||
@@ -157,7 +157,7 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 		  cfg_check_keys(n, "private_hash", keys, e) < 0))
 		return -1;
 	/* defaults: 6.16+, roundup_pow_of_two(4 x min(threads, CPUs)) clamped to [16, one
-	 * node's table] (futex-hashing.md s3) */
+	 * node's table] (futex_init(), futex_hash_allocate_default() in kernel/futex/core.c) */
 	if (cfg_get_bool(n, "enabled", false, &k->private_hash.enabled, e) < 0 ||
 	    parse_buckets(n, "buckets", -1, -1, 2, true, &k->private_hash.buckets, e) < 0 ||
 	    cfg_get_u32(n, "per_thread", 4, 1, 1u << 16, &k->private_hash.per_thread, e) < 0 ||
@@ -302,7 +302,7 @@ static int parse_paths(struct kernel_design *k, const struct yt_node *n, struct 
 
 static void set_defaults(struct kernel_design *k)
 {
-	/* 6.16-6.18: {waiters, lock, chain, priv} in one 64-byte line (futex-hashing.md s2) */
+	/* 6.16-6.18: {waiters, lock, chain, priv} in one 64-byte line (struct futex_hash_bucket, kernel/futex/futex.h) */
 	static const struct object_layout bucket = { 64, 64, { 0, 4, 8, 24, -1, -1, -1, -1 } };
 	/* struct futex_private_hash starts {users, hash_mask} */
 	static const struct object_layout header = { 64, 64, { 0, 4, -1, -1, -1, -1, -1, -1 } };

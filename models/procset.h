@@ -6,7 +6,7 @@
  * a CPU). Each process is created on the node of its first thread's CPU. With
  * `staggered`, a process starts with its main thread only and its threads are
  * created one at a time (procset_create); each creation may grow an auto-sized
- * private hash (futex-hashing.md: the 6.16+ growth rule). A grown hash is
+ * private hash (futex_hash_allocate_default() in kernel/futex/core.c: the 6.16+ growth rule). A grown hash is
  * published to the process's ops at once, or, when the refcount mode switches to
  * atomic for a replacement (6.17 per-CPU), two RCU grace periods later; until then
  * the process's ops run the atomic-mode variant of their programs. Publishing

@@ -32,7 +32,7 @@ static const uint8_t key_00_0f[16] = {
 
 /* ---- lookup3: jhash2 (hashword) and hashlittle -------------------------------- */
 
-/* futex-hashing.md section 5. */
+/* jhash2 over 32-bit words (include/linux/jhash.h, lookup3's hashword); where the vectors come from: docs/sources.md, lookup3. */
 static const struct {
 	uint32_t words[4];
 	uint32_t n, initval, expect;
@@ -52,7 +52,7 @@ START_TEST(test_jhash2_vectors)
 }
 END_TEST
 
-/* futex-hashing.md section 5 and lookup3.c's driver: an empty input returns the
+/* lookup3.c's driver: an empty input returns the
  * seed 0xdeadbeef + 0 + initval unmixed (0xdeadbeef * 2 = 0x1bd5b7dde). */
 static const struct {
 	const char *msg;

@@ -1,4 +1,4 @@
-/* Tests of the kernel design: table sizing rules (futex-hashing.md section 3),
+/* Tests of the kernel design: table sizing rules (futex_init() and futex_hash_allocate_default() in kernel/futex/core.c),
  * presets and their inheritance, path checks, and where tables put buckets. */
 #include <check.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * `target` is an index that handler understands (a line, a task). Ties in time
  * run in the order they were scheduled, so a run is a pure function of its inputs.
  * The queue is a 4-ary min-heap in one array (hundreds to thousands of pending
- * events; see ../shared/reference/tooling.md).
+ * events).
  */
 #ifndef FUTEXSIM_ENGINE_H
 #define FUTEXSIM_ENGINE_H
