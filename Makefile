@@ -2,7 +2,7 @@
 #
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
-#   make bench   print simulated ops and events per wall-clock second
+#   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
 #   make validate  simulate the published measurements, print and plot the fit
 #   make claims  check the claims of the seed threads in simulation
 #   make calibrate  refit the uncertain parameters, rewrite the generated configs
@@ -133,7 +133,7 @@ check: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@sh tests/bench.sh $(BIN)
+	@PYTHON=$(PYTHON) sh tests/bench.sh $(BIN)
 
 # Simulates every published point, prints the fit, writes results/validation/; then the
 # leave-one-out predictions: each table (or series) predicted from a fit that left it out

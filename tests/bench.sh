@@ -1,32 +1,52 @@
 #!/bin/sh
-# make bench: simulated futex ops and events per wall-clock second for the scenarios
-# in scenarios/bench/, and each one's wall-clock cost per simulated op relative to
-# the first. Figures only: timing never fails a build. Runs on one core.
+# make bench: the simulator's speed on the scenarios of scenarios/bench/. For each: simulated
+# ops (programs, warm-up included), engine events, CPU seconds (user + system: this machine
+# is shared, so wall time says less), simulated ops per CPU-second, events per op, peak RSS,
+# and the CPU cost per op relative to the first scenario's, measured in the same run.
+# Figures only: timing never fails a build. PYTHON: an interpreter for getrusage.
 set -eu
 bin=${1:-bin/futexsim}
-printf '%-14s %12s %12s %8s %12s %12s %9s\n' scenario "sim ops" events "wall s" "ops/s" "events/s" "ns/op"
+python=${PYTHON:-/usr/bin/python3}
+
+# measure ARGS...: runs ARGS, prints "CPU_SECONDS MAXRSS_KB" then its standard output
+measure() {
+	"$python" -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, text=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %d" % (r.ru_utime + r.ru_stime, r.ru_maxrss))
+sys.stdout.write(p.stdout)
+sys.exit(p.returncode)' "$@"
+}
+
+printf '%-18s %10s %10s %8s %12s %10s %9s %8s %s\n' scenario "sim ops" events "CPU s" "ops/CPU-s" "events/op" "ns/op" "RSS MB" "cost/op vs first"
 first=""
-for s in scenarios/bench/e5-global.yaml scenarios/bench/e5-private2.yaml scenarios/bench/e7-global.yaml; do
+for s in e5-global e5-private2 e7-global big-global big-private big-4096futexes; do
+	f=scenarios/bench/$s.yaml
+	[ -f "$f" ] || continue
+	out=$(measure "$bin" run "$f" --no-output)
+	set -- $(printf '%s\n' "$out" | head -n 1)
+	cpu=$1 rss=$2
 	# "  wall time W s for O simulated ops and E events: ..."
-	line=$("$bin" run "$s" --no-output | grep '^  wall time')
-	set -- $line
-	wall=$3 ops=$6 events=${10}
-	nsop=$(awk -v w="$wall" -v o="$ops" 'BEGIN { printf "%.1f", w * 1e9 / o }')
-	awk -v n="$(basename "$s" .yaml)" -v w="$wall" -v o="$ops" -v e="$events" -v ns="$nsop" -v f="$first" 'BEGIN {
-		printf "%-14s %12d %12d %8.3f %11.2fM %11.2fM %9.1f", n, o, e, w, o / w / 1e6, e / w / 1e6, ns
-		if (f != "") printf "   %.2fx the first per op", ns / f
+	set -- $(printf '%s\n' "$out" | grep '^  wall time')
+	ops=$6 events=${10}
+	nsop=$(awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.1f", c * 1e9 / o }')
+	awk -v n="$s" -v c="$cpu" -v o="$ops" -v e="$events" -v ns="$nsop" -v r="$rss" -v f="$first" 'BEGIN {
+		printf "%-18s %10d %10d %8.2f %11.2fM %10.2f %9.1f %8.0f", n, o, e, c, o / c / 1e6, e / o, ns, r / 1024
+		if (f != "") printf "   %.2fx", ns / f
 		printf "\n" }'
 	[ -n "$first" ] || first=$nsop
 done
 
 # The blocking workloads: simulated lock acquisitions (mutex) or barriers and
-# items (condvar) in the measured window per wall-clock second, and all programs
-# run (user atomics and futex calls, warm-up included) per wall-clock second.
-printf '\n%-18s %12s %12s %8s %14s %14s\n' workload "window ops" "programs" "wall s" "window ops/s" "programs/s"
+# items (condvar) in the measured window, and all programs run (user atomics and
+# futex calls, warm-up included), per CPU-second.
+printf '\n%-18s %12s %12s %8s %14s %14s\n' workload "window ops" "programs" "CPU s" "window ops/s" "programs/s"
 for s in mutex barrier producer-consumer churn; do
-	out=$("$bin" run "scenarios/workloads/$s.yaml" --no-output --set run.duration=50ms)
+	out=$(measure "$bin" run "scenarios/workloads/$s.yaml" --no-output --set run.duration=50ms)
+	cpu=$(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1)
 	ops=$(printf '%s\n' "$out" | awk '/^  total ops/ { print $3 }')
 	set -- $(printf '%s\n' "$out" | grep '^  wall time')
-	awk -v n="$s" -v o="$ops" -v w="$3" -v p="$6" 'BEGIN {
-		printf "%-18s %12d %12d %8.3f %13.2fM %13.2fM\n", n, o, p, w, o / w / 1e6, p / w / 1e6 }'
+	awk -v n="$s" -v o="$ops" -v p="$6" -v c="$cpu" 'BEGIN {
+		printf "%-18s %12d %12d %8.2f %13.2fM %13.2fM\n", n, o, p, c, o / c / 1e6, p / c / 1e6 }'
 done
