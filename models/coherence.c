@@ -294,8 +294,37 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	engine_schedule(c->eng, start + cost, c->done_kind, line);
 }
 
-/* Starts serving the head of the queue if nothing is in flight; the previous
- * holder keeps the line until its hold window ends. */
+/* The request the line serves next: the queue's head, unless the machine
+ * arbitrates with locality and the head is on another node than the line's last
+ * holder: then the first queued request of the holder's node, up to
+ * local_handoffs times in a row (the line serves its socket's requests before it
+ * crosses; nobody waits forever). Taken out of the queue. */
+static uint32_t next_request(struct coherence *c, uint32_t line)
+{
+	struct line *l = &c->lines[line];
+	const struct machine *m = c->m;
+	uint32_t head = l->qhead, prev = head, r;
+
+	if (m->local_handoffs == 0 || l->grace_cpu == COH_NONE ||
+	    m->cpu_node[c->req[head].cpu] == m->cpu_node[l->grace_cpu])
+		goto fifo;
+	if (l->local_run >= m->local_handoffs)
+		goto fifo;
+	for (r = c->req[head].next; r != COH_NONE; prev = r, r = c->req[r].next)
+		if (m->cpu_node[c->req[r].cpu] == m->cpu_node[l->grace_cpu]) {
+			c->req[prev].next = c->req[r].next;
+			if (l->qtail == r)
+				l->qtail = prev;
+			l->local_run++;
+			return r;
+		}
+fifo:
+	l->local_run = 0;
+	return dequeue(c, line);
+}
+
+/* Starts serving the next request (next_request) if nothing is in flight; the
+ * previous holder keeps the line until its hold window ends. */
 static void kick(struct coherence *c, uint32_t line)
 {
 	struct line *l = &c->lines[line];
@@ -304,7 +333,7 @@ static void kick(struct coherence *c, uint32_t line)
 
 	if (l->inflight != COH_NONE || l->qhead == COH_NONE)
 		return;
-	r = dequeue(c, line);
+	r = next_request(c, line);
 	if (l->grace_cpu != c->req[r].cpu && now < l->grace_until)
 		now = l->grace_until;
 	start_transfer(c, line, r, now);

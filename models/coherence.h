@@ -71,6 +71,8 @@ struct line {
 	uint16_t nsharers;     /* CPUs holding it Shared (0 when owned) */
 	uint8_t home_node;     /* whose DRAM backs it */
 	uint8_t grace_write;   /* the previous holder had it writable */
+	uint8_t local_run;     /* hand-offs in a row that stayed in the holder's node ahead of
+				  the queue's head from another node (machine.local_handoffs) */
 	simtime_t grace_until;
 	simtime_t free_at;     /* the transfer in flight lets the line move on from then */
 	uint64_t reads, writes; /* accesses, hits and misses */

@@ -28,8 +28,9 @@
 #define SMT_SLOWDOWN_MAX_MILLI 10000u
 
 static const char *const machine_keys[] = {
-	"name", "description", "topology", "frequency", "distance", "costs", NULL,
+	"name", "description", "topology", "frequency", "distance", "costs", "coherence", NULL,
 };
+static const char *const coherence_keys[] = { "local_handoffs", NULL };
 static const char *const topology_keys[] = {
 	"nodes", "cores_per_node", "threads_per_core", "numbering", "cores_per_cluster", NULL,
 };
@@ -346,6 +347,16 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	return 0;
 }
 
+/* coherence: how the hardware arbitrates a contended line (optional map). */
+static int read_coherence(const struct yt_node *root, struct machine *m, struct fs_error *e)
+{
+	const struct yt_node *c = yt_get(root, "coherence");
+
+	if (c && (cfg_expect(c, YT_MAP, "coherence", e) || cfg_check_keys(c, "coherence", coherence_keys, e)))
+		return -1;
+	return cfg_get_u32(c, "local_handoffs", 0, 0, 64, &m->local_handoffs, e) ? -1 : 0;
+}
+
 /* ---- precomputed tables --------------------------------------------------- */
 
 static int alloc_tables(struct machine *m, struct fs_error *e)
@@ -420,7 +431,8 @@ int machine_from_yaml(struct machine *m, const struct yt_node *root, struct fs_e
 		return out_of_memory(e, "its costs");
 	if (read_names(root, &built, e) || read_topology(root, &built, e) ||
 	    read_frequency(root, &built, e) || read_distance(root, &built, e) ||
-	    read_costs(root, &built, remote, e) || build_tables(&built, remote, e)) {
+	    read_costs(root, &built, remote, e) || read_coherence(root, &built, e) ||
+	    build_tables(&built, remote, e)) {
 		free(remote);
 		machine_free(&built);
 		return -1;

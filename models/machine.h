@@ -65,6 +65,8 @@ struct machine {
 					      1/1000 of the transfer from the farthest sharer */
 	uint64_t transfer_contended_milli; /* a transfer requested while the line was busy
 					      costs this x 1/1000 of the point-to-point figure */
+	uint32_t local_handoffs;   /* a contended line goes to up to this many requesters of its
+				      holder's node ahead of an earlier one of another node (0: FIFO) */
 	uint64_t transfer_occupancy_milli; /* a transferred line cannot move on before
 					      transfer cost x this / 1000 (1000: as soon as it
 					      arrives); the coherence home serialises hand-offs */

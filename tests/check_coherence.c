@@ -203,6 +203,59 @@ START_TEST(test_requests_queue_in_order)
 }
 END_TEST
 
+/* Locality-aware arbitration (machine coherence.local_handoffs = 1): a line whose
+ * queue's head is on another node than its last holder goes first to a queued
+ * requester of the holder's node, once in a row. Four writers at 1000 ns, in this
+ * order: CPU 2 (node 1), CPU 1 (node 0), CPU 3 (node 1), CPU 5 (node 0, CPU 1's
+ * sibling). CPU 2 finds the line idle and gets it at once: 0 -> 2 remote, 1100.
+ * Holder 2 (node 1), head 1 (node 0): 3 (node 1) goes first, 2 -> 3 node, 1140.
+ * Holder 3, head 1: the one local hand-off is used up, so 1: 3 -> 1 remote, 1240.
+ * Holder 1 (node 0), head 5 (node 0): in order, 1 -> 5 sibling, 1245.
+ * In FIFO order (local_handoffs 0) the same requests end at 1100, 1200 (2 -> 1
+ * remote), 1300 (1 -> 3 remote), 1400 (3 -> 5 remote). */
+static void arbitration_run(unsigned local_handoffs)
+{
+	char yaml[1024];
+	uint32_t l;
+	simtime_t cost;
+
+	memset(&fx, 0, sizeof(fx));
+	snprintf(yaml, sizeof(yaml), machine_fmt, "0ns", "");
+	snprintf(yaml + strlen(yaml), sizeof(yaml) - strlen(yaml), "coherence: {local_handoffs: %u}\n", local_handoffs);
+	tu_machine(&fx.m, yaml);
+	ck_assert_uint_eq(fx.m.local_handoffs, local_handoffs);
+	ck_assert_int_eq(engine_init(&fx.e), 0);
+	ck_assert_int_eq(coh_init(&fx.c, &fx.m, &fx.e, 8, on_grant, &fx), 0);
+	l = line_owned_by_cpu0();
+	at(1000 * NS);
+	ck_assert_int_eq(access_(l, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	ck_assert_int_eq(access_(l, 1, ACCESS_WRITE, &cost), COH_WAIT);
+	ck_assert_int_eq(access_(l, 3, ACCESS_WRITE, &cost), COH_WAIT);
+	ck_assert_int_eq(access_(l, 5, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	ck_assert_uint_eq(fx.n, 4);
+}
+
+START_TEST(test_local_handoffs)
+{
+	arbitration_run(1);
+	expect_grant(0, 2, 1100 * NS);
+	expect_grant(1, 3, 1140 * NS); /* ahead of 1, which asked earlier */
+	expect_grant(2, 1, 1240 * NS);
+	expect_grant(3, 5, 1245 * NS);
+	ck_assert_uint_eq(fx.c.lines[0].stats.transfers[XFER_REMOTE], 2);
+	teardown();
+
+	arbitration_run(0);
+	expect_grant(0, 2, 1100 * NS);
+	expect_grant(1, 1, 1200 * NS);
+	expect_grant(2, 3, 1300 * NS);
+	expect_grant(3, 5, 1400 * NS);
+	ck_assert_uint_eq(fx.c.lines[0].stats.transfers[XFER_REMOTE], 4);
+	teardown();
+}
+END_TEST
+
 START_TEST(test_hold_window)
 {
 	uint32_t l;
@@ -320,6 +373,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_states_and_costs);
 	tcase_add_test(tc, test_requests_queue_in_order);
+	tcase_add_test(tc, test_local_handoffs);
 	tcase_add_test(tc, test_hold_window);
 	tcase_add_test(tc, test_watchers_reread_after_a_write);
 	tcase_add_test(tc, test_invalidation_contention_occupancy);
