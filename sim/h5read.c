@@ -12,7 +12,14 @@ struct reader {
 	const char *path;
 	hid_t file;
 	struct fs_error *e;
+	uint64_t max_bytes;     /* no dataset may read into more than this (from the file's size) */
 };
+
+/* A dataset's data may be compressed (deflate, up to ~1000:1 on runs of zeros), so
+ * a sound file holds at most about this many bytes of data per byte of file; and
+ * never less than this floor, for small files. */
+#define EXPANSION 1024u
+#define MIN_READ_BYTES (64ull << 20)
 
 static int fail(struct reader *rd, const char *what)
 {
@@ -34,19 +41,33 @@ static void close_id(hid_t id, herr_t (*closer)(hid_t))
 
 /* ---- attributes ------------------------------------------------------------ */
 
+/* Whether attribute `a` holds exactly one value of type class `cls` (an array
+ * where one value belongs would overflow the caller's buffer). */
+static bool attr_is_one(hid_t a, H5T_class_t cls)
+{
+	hid_t space = H5Aget_space(a), ftype = H5Aget_type(a);
+	bool one = space >= 0 && ftype >= 0 && H5Sget_simple_extent_npoints(space) == 1 && H5Tget_class(ftype) == cls;
+
+	close_id(space, H5Sclose);
+	close_id(ftype, H5Tclose);
+	return one;
+}
+
 static int attr_num(struct reader *rd, const char *obj, const char *name, hid_t type, void *out)
 {
 	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = a >= 0 && H5Aread(a, type, out) >= 0 ? 0 : -1;
+	bool one = a >= 0 && attr_is_one(a, H5Tget_class(type));
+	int rc = one && H5Aread(a, type, out) >= 0 ? 0 : -1;
+	char what[256];
 
 	close_id(a, H5Aclose);
-	if (rc < 0) {
-		char what[256];
-
-		snprintf(what, sizeof(what), "attribute %s of %s", name, obj);
-		return fail(rd, what);
-	}
-	return 0;
+	if (rc == 0)
+		return 0;
+	snprintf(what, sizeof(what), "attribute %s of %s (expected one %s)", name, obj,
+		 H5Tget_class(type) == H5T_FLOAT ? "number" : "integer");
+	if (a >= 0 && !one) /* there, but of the wrong shape or type: no library error to add */
+		return fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
+	return fail(rd, what);
 }
 
 /* A variable-length string attribute, as a malloc'd copy. */
@@ -54,8 +75,9 @@ static char *attr_str(struct reader *rd, const char *obj, const char *name)
 {
 	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT), type = h5_str_type(0);
 	char *v = NULL, *out = NULL;
+	bool one = a >= 0 && attr_is_one(a, H5T_STRING);
 
-	if (a >= 0 && type >= 0 && H5Aread(a, type, &v) >= 0) {
+	if (one && type >= 0 && H5Aread(a, type, &v) >= 0) {
 		out = strdup(v ? v : "");
 		H5free_memory(v);
 		if (!out)
@@ -63,8 +85,11 @@ static char *attr_str(struct reader *rd, const char *obj, const char *name)
 	} else {
 		char what[256];
 
-		snprintf(what, sizeof(what), "attribute %s of %s", name, obj);
-		fail(rd, what);
+		snprintf(what, sizeof(what), "attribute %s of %s (expected one string)", name, obj);
+		if (a >= 0 && !one)
+			fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
+		else
+			fail(rd, what);
 	}
 	close_id(type, H5Tclose);
 	close_id(a, H5Aclose);
@@ -85,8 +110,23 @@ static void *read_all(struct reader *rd, const char *name, hid_t type, size_t si
 	int ok = 0;
 
 	*n = 0;
-	if (space >= 0 && H5Sget_simple_extent_ndims(space) == rank &&
+	/* a scalar is H5S_SCALAR, never H5S_NULL (no value to read); a table is simple */
+	if (space >= 0 && H5Sget_simple_extent_type(space) == (rank ? H5S_SIMPLE : H5S_SCALAR) &&
+	    H5Sget_simple_extent_ndims(space) == rank &&
 	    (rank == 0 || H5Sget_simple_extent_dims(space, dims, NULL) == rank) && (rank < 2 || dims[1] == cols)) {
+		/* sizes a damaged file declares are checked before anything is allocated */
+		if (dims[0] > rd->max_bytes || dims[1] > rd->max_bytes ||
+		    (rank ? dims[0] * (rank == 2 ? dims[1] : 1) : 1) > rd->max_bytes / size) {
+			char what[256];
+
+			close_id(space, H5Sclose);
+			close_id(d, H5Dclose);
+			snprintf(what, sizeof(what), "%s: dataset %s declares %llu x %llu elements, more than a file of "
+				 "this size can hold", rd->path, name, (unsigned long long)dims[0],
+				 (unsigned long long)(rank == 2 ? dims[1] : 1));
+			fs_fail(rd->e, FS_ERR_INPUT, "%s", what);
+			return NULL;
+		}
 		*n = rank ? dims[0] * (rank == 2 ? dims[1] : 1) : 1;
 		buf = malloc(*n ? *n * size : 1);
 		if (!buf)
@@ -100,8 +140,13 @@ static void *read_all(struct reader *rd, const char *name, hid_t type, size_t si
 		if (buf || rd->e->status == 0) {
 			char what[256];
 
-			snprintf(what, sizeof(what), "dataset %s (expected rank %d)", name, rank);
-			fail(rd, what);
+			snprintf(what, sizeof(what), "dataset %s (expected rank %d%s)", name, rank,
+				 rank ? "" : ", one value");
+			/* opened but of another shape: no library error to add */
+			if (space >= 0 && !buf)
+				fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
+			else
+				fail(rd, what);
 		}
 		free(buf);
 		return NULL;
@@ -202,6 +247,15 @@ static int open_file(struct reader *rd, const char *path, struct fs_error *e)
 	rd->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (rd->file < 0)
 		return fail(rd, "opening");
+	{
+		hsize_t size = 0;
+
+		rd->max_bytes = H5Fget_filesize(rd->file, &size) >= 0 && size <= UINT64_MAX / EXPANSION
+					? size * EXPANSION
+					: UINT64_MAX;
+		if (rd->max_bytes < MIN_READ_BYTES)
+			rd->max_bytes = MIN_READ_BYTES;
+	}
 	format = H5Aexists(rd->file, "format") > 0 ? attr_str(rd, "/", "format") : NULL;
 	if (!format || strcmp(format, H5OUT_FORMAT) != 0) {
 		free(format);
@@ -238,6 +292,10 @@ static int rows_of(struct reader *rd, const char *name, hsize_t *n)
 		snprintf(what, sizeof(what), "dataset %s (expected rank 1)", name);
 		return fail(rd, what);
 	}
+	/* the caller allocates a row struct per row before reading a column */
+	if (*n > rd->max_bytes / 8)
+		return fs_fail(rd->e, FS_ERR_INPUT, "%s: dataset %s declares %llu rows, more than a file of this "
+			       "size can hold", rd->path, name, (unsigned long long)*n);
 	return 0;
 }
 

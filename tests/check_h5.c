@@ -734,6 +734,52 @@ START_TEST(test_show_reads_older_and_refuses_broken_tables)
 }
 END_TEST
 
+/* Damaged or hostile shapes (issue 18's cases 1, 2 and 10), each refused with
+ * exit status 3 and the object named, never a crash: an attribute that should
+ * hold one value holding many (4096 numbers, 100 strings); a dataset declaring 2^61 rows (a chunked, empty
+ * one: it costs nothing on disk); an empty (H5S_NULL) scalar. */
+static const struct {
+	const char *python; /* the change, on the file f */
+	const char *message;
+} hostile[] = {
+	{ "del f.attrs[\"format_version\"]; f.attrs[\"format_version\"] = np.ones(4096, \"i4\")",
+	  "attribute format_version of / (expected one integer)" },
+	{ "del f[\"provenance\"].attrs[\"seed\"]; f[\"provenance\"].attrs[\"seed\"] = np.ones(4096, \"u8\")",
+	  "attribute seed of provenance (expected one integer)" },
+	{ "del f.attrs[\"incomplete\"]; f.attrs[\"incomplete\"] = np.ones(4096, \"i4\")",
+	  "attribute incomplete of / (expected one integer)" },
+	{ "del f[\"provenance\"].attrs[\"futexsim_version\"]; "
+	  "f[\"provenance\"].attrs[\"futexsim_version\"] = [\"x\"] * 100",
+	  "attribute futexsim_version of provenance (expected one string)" },
+	{ "del f[\"lines/reads\"]; f.create_dataset(\"lines/reads\", shape=(2**61,), maxshape=(None,), "
+	  "chunks=(1024,), dtype=\"u8\")",
+	  "dataset lines/reads declares 2305843009213693952 x 1 elements" },
+	{ "del f[\"lines/line\"]; f.create_dataset(\"lines/line\", shape=(2**61,), maxshape=(None,), "
+	  "chunks=(1024,), dtype=\"u4\")",
+	  "dataset lines/line declares 2305843009213693952 rows" },
+	{ "del f[\"summary/ops_per_sec\"]; f.create_dataset(\"summary/ops_per_sec\", "
+	  "data=h5py.Empty(\"u8\"))",
+	  "dataset summary/ops_per_sec (expected rank 0, one value)" },
+};
+
+START_TEST(test_show_refuses_hostile_shapes)
+{
+	char dir[64], *out, cmd[4096];
+
+	tu_mkdtemp(dir, "futexsim-h5");
+	free(run_to(dir, "a.h5", QUICK " --set run.duration=50us", 0));
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s/a.h5' '%s/b.h5' && /usr/bin/python3 -c 'import h5py, numpy as np, sys\n"
+		 "f = h5py.File(sys.argv[1], \"r+\")\n%s' '%s/b.h5' && '%s' show '%s/b.h5'",
+		 dir, dir, hostile[_i].python, dir, tu_bin(), dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 3);
+	ck_assert_msg(strstr(out, hostile[_i].message), "case %d: %s", _i, out);
+	ck_assert_msg(strstr(out, "b.h5"), "case %d: the file is not named: %s", _i, out);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_show_refuses_other_files)
 {
 	char dir[64], *out, cmd[1024], path[512];
@@ -923,6 +969,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_sums_and_figures);
 	tcase_add_test(tc, test_same_seed_same_datasets);
 	tcase_add_test(tc, test_h5dump_and_h5py_read_it);
+	tcase_add_loop_test(tc, test_show_refuses_hostile_shapes, 0, sizeof(hostile) / sizeof(hostile[0]));
 	tcase_add_test(tc, test_show_prints_the_run_summary);
 	tcase_add_test(tc, test_show_scenario_reruns);
 	tcase_add_test(tc, test_show_reads_older_and_refuses_broken_tables);
