@@ -126,6 +126,7 @@ static const char usage_show[] =
 
 static const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
+	"       futexsim probe --check [--machine FILE.yaml] [--kernel PRESET] [--seconds N] [-o TABLE.csv]\n"
 	"       futexsim probe --topology [--root DIR]\n"
 	"\n"
 	"Models the machine it runs on. Reads the topology from sysfs (online CPUs, their\n"
@@ -158,7 +159,15 @@ static const char usage_probe[] =
 	"Progress goes to standard error, a line per value. Exit status: 0 written, 1 a\n"
 	"benchmark failed (e.g. sched_setaffinity not permitted), 2 bad command line, 3 the\n"
 	"topology cannot be read or expressed, 4 the file cannot be written.\n"
-	"Use the file: futexsim run SCENARIO.yaml --set machine=FILE.yaml\n";
+	"Use the file: futexsim run SCENARIO.yaml --set machine=FILE.yaml\n"
+	"\n"
+	"--check: runs perf's futex hash loop for real on this machine (1 thread, 1 per core,\n"
+	"all CPUs; private and shared; private hashes of 2, 16, 128 slots and the global hash\n"
+	"where the kernel has PR_FUTEX_HASH; and perf bench futex hash itself when perf is\n"
+	"installed), simulates the same scenarios on the probed machine file (--machine, else\n"
+	"it probes into results/host-machine.yaml first) with the kernel preset nearest to this\n"
+	"kernel (--kernel), and prints real vs simulated with the error of each and their\n"
+	"median; -o writes the table as CSV (default results/host-check.csv). docs/probe.md.\n";
 
 /* "--opt VALUE" or "--opt=VALUE": the value, advancing *i past it; NULL when absent. */
 static const char *option_value(int argc, char **argv, int *i, const char *opt)

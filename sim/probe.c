@@ -5,14 +5,19 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim/core/yamltree.h"
+#include "sim/perfstat.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
 
 #define DEFAULT_SECONDS 20.0
 #define MAX_SECONDS 3600.0
@@ -400,11 +405,14 @@ void probe_name_from_path(const char *path, char *out, size_t size)
 /* ---- the command ----------------------------------------------------------------- */
 
 struct probe_args {
-	const char *output;   /* -o FILE, "-" for stdout */
+	const char *output;   /* -o FILE, "-" for stdout; with --check the CSV */
 	const char *name;
 	const char *root;
 	double seconds;
 	bool topology_only;
+	bool check;           /* --check: the real futex loop beside the simulation */
+	const char *machine;  /* --check --machine FILE.yaml; NULL: probe first */
+	const char *kernel;   /* --check --kernel PRESET; NULL: probe_kernel_preset */
 };
 
 static const char *arg_value(int argc, char **argv, int *i, const char *opt)
@@ -458,11 +466,37 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 			a->root = v;
 		} else if (!strcmp(arg, "--topology")) {
 			a->topology_only = true;
+		} else if (!strcmp(arg, "--check")) {
+			a->check = true;
+		} else if (is_opt(arg, "--machine")) {
+			v = arg_value(argc, argv, &i, "--machine");
+			if (!v || !*v)
+				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --machine needs a machine file (FILE.yaml)");
+			a->machine = v;
+		} else if (is_opt(arg, "--kernel")) {
+			v = arg_value(argc, argv, &i, "--kernel");
+			if (!v || !*v || strpbrk(v, "'\n"))
+				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --kernel needs a kernel preset name or file");
+			a->kernel = v;
 		} else {
 			return fs_fail(e, FS_ERR_USAGE, "futexsim probe: unknown %s '%s' (see futexsim probe --help)",
 				       arg[0] == '-' ? "option" : "argument", arg);
 		}
 	}
+	if (a->check) {
+		if (a->topology_only || strcmp(a->root, "/"))
+			return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --check runs on this machine (drop %s)",
+				       a->topology_only ? "--topology" : "--root");
+		if (a->output && !strcmp(a->output, "-"))
+			return fs_fail(e, FS_ERR_USAGE, "futexsim probe --check: -o names the CSV file (not -)");
+		if (a->machine && a->name)
+			return fs_fail(e, FS_ERR_USAGE,
+				       "futexsim probe --check: --name names a machine it probes (not with --machine)");
+		return 0;
+	}
+	if (a->machine || a->kernel)
+		return fs_fail(e, FS_ERR_USAGE, "futexsim probe: %s goes with --check",
+			       a->machine ? "--machine" : "--kernel");
 	if (!a->output && !a->topology_only)
 		return fs_fail(e, FS_ERR_USAGE,
 			       "futexsim probe: missing -o FILE.yaml (or --topology to only read the topology; see "
@@ -494,19 +528,70 @@ static int check_writable(const char *path, struct fs_error *e)
 	return 0;
 }
 
-int probe_command(int argc, char **argv, struct fs_error *e)
+/* Measures this machine and writes its machine file to `output` ("-": standard
+ * output), printing the values on `out`: the second half of `futexsim probe -o`,
+ * and the first step of --check without --machine. */
+static int measure_and_write(const struct probe_topology *t, const char *output, const char *given_name,
+			     double seconds, FILE *out, struct fs_error *e)
 {
-	struct probe_args a;
-	struct probe_topology t;
 	struct probe_results *r = NULL;
 	struct probe_options o;
 	char name[128];
 	char *text = NULL;
+	int rc;
+
+	if (given_name)
+		snprintf(name, sizeof(name), "%s", given_name);
+	else if (strcmp(output, "-"))
+		probe_name_from_path(output, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "probed-%s", t->hostname);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	o.seconds = seconds;
+	o.progress = stderr;
+	rc = probe_measure(t, &o, r, e);
+	if (rc == 0) {
+		text = probe_render(t, r, name, e);
+		rc = text ? 0 : -1;
+	}
+	if (rc == 0) {
+		if (!strcmp(output, "-")) {
+			rc = probe_verify(text, "<stdout>", t, e);
+			if (rc == 0 && (fputs(text, stdout) == EOF || fflush(stdout) != 0))
+				rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write to standard output");
+		} else {
+			rc = probe_write(output, text, t, e);
+		}
+	}
+	if (rc == 0) {
+		probe_results_print(t, r, out);
+		if (strcmp(output, "-"))
+			fprintf(out,
+				"wrote %s (machine '%s'); simulate it with e.g.\n"
+				"  bin/futexsim run scenarios/quickstart.yaml --set machine=%s --set workload.threads=%" PRIu32 "\n",
+				output, name, output, t->ncpus);
+		fflush(out);
+	}
+	free(text);
+	free(r);
+	return rc;
+}
+
+static int check_command(const struct probe_args *a, struct fs_error *e);
+
+int probe_command(int argc, char **argv, struct fs_error *e)
+{
+	struct probe_args a;
+	struct probe_topology t;
 	FILE *out;
 	int rc;
 
 	if (parse_args(argc, argv, &a, e) < 0)
 		return e->status;
+	if (a.check)
+		return check_command(&a, e);
 	out = a.output && !strcmp(a.output, "-") ? stderr : stdout;
 	if (probe_topology_read(&t, a.root, e) < 0) {
 		probe_topology_free(&t);
@@ -524,45 +609,943 @@ int probe_command(int argc, char **argv, struct fs_error *e)
 		probe_topology_free(&t);
 		return e->status;
 	}
-	if (a.name)
-		snprintf(name, sizeof(name), "%s", a.name);
-	else if (strcmp(a.output, "-"))
-		probe_name_from_path(a.output, name, sizeof(name));
+	rc = measure_and_write(&t, a.output, a.name, a.seconds, out, e);
+	probe_topology_free(&t);
+	return rc < 0 ? (e->status ? e->status : FS_ERR_RUNTIME) : FS_OK;
+}
+
+/* ---- futexsim probe --check ------------------------------------------------------ */
+
+#define CHECK_DEFAULT_MACHINE "results/host-machine.yaml"
+#define CHECK_DEFAULT_CSV "results/host-check.csv"
+#define CHECK_SIM_WINDOW "5ms"
+#define CHECK_SIM_WARMUP "1ms"
+#define CHECK_SEEDS 3u
+#define CHECK_MIN_REPEATS 3u
+#define CHECK_MAX_REPEATS 5u
+#define CHECK_MIN_RUN_S 0.1
+#define CHECK_PERF_RUN_S 1.0 /* perf bench futex hash -r 1 */
+#define CHECK_MEDIAN_ROW "median |error|"
+
+/* the private hash sizes set with PR_FUTEX_HASH, in table order (0: the global hash
+ * last, as perf -b 0 would) */
+static const int32_t check_buckets[] = { 2, 16, 128, 0 };
+
+void probe_cpulist(const uint32_t *cpus, uint32_t n, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < n && len < size;) {
+		uint32_t j = i;
+
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		if (j == i)
+			len += (size_t)snprintf(out + len, size - len, "%s%" PRIu32, i ? "," : "", cpus[i]);
+		else
+			len += (size_t)snprintf(out + len, size - len, "%s%" PRIu32 "-%" PRIu32, i ? "," : "", cpus[i],
+						cpus[j]);
+		i = j + 1;
+	}
+}
+
+void probe_check_scenarios_free(struct probe_check_scenario *s, uint32_t n)
+{
+	for (uint32_t i = 0; s && i < n; i++)
+		free(s[i].cpus);
+	free(s);
+}
+
+static int add_scenario(struct probe_check_scenario *list, uint32_t *n, const char *base, const uint32_t *cpus,
+			uint32_t threads, bool shared, int32_t buckets)
+{
+	struct probe_check_scenario *s = &list[*n];
+
+	memset(s, 0, sizeof(*s));
+	s->cpus = malloc(threads * sizeof(*s->cpus));
+	if (!s->cpus)
+		return -1;
+	memcpy(s->cpus, cpus, threads * sizeof(*s->cpus));
+	s->threads = threads;
+	s->shared = shared;
+	s->buckets = buckets;
+	s->perf_placement = true;
+	for (uint32_t i = 0; i < threads; i++)
+		s->perf_placement &= cpus[i] == i;
+	if (buckets != PROBE_BUCKETS_AUTO)
+		snprintf(s->name, sizeof(s->name), "%s -b %" PRId32, base, buckets);
 	else
-		snprintf(name, sizeof(name), "probed-%s", t.hostname);
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		probe_topology_free(&t);
-		fs_fail(e, FS_ERR_RUNTIME, "out of memory");
-		return FS_ERR_RUNTIME;
+		snprintf(s->name, sizeof(s->name), "%s%s", base, shared ? " -S" : "");
+	(*n)++;
+	return 0;
+}
+
+int probe_check_scenarios(const struct probe_topology *t, bool private_hash, const char *hash_why,
+			  struct probe_check_scenario **out, uint32_t *n, struct fs_error *e)
+{
+	uint32_t *all = malloc(t->ncpus * sizeof(*all)), *per_core = malloc(t->ncpus * sizeof(*per_core));
+	uint32_t ncores = 0, counts[3], ncounts = 0;
+	struct probe_check_scenario *list = calloc(3 * 2 + sizeof(check_buckets) / sizeof(check_buckets[0]),
+						   sizeof(*list));
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!all || !per_core || !list) {
+		rc = -1;
+		goto out;
 	}
-	o.seconds = a.seconds;
-	o.progress = stderr;
-	rc = probe_measure(&t, &o, r, e);
-	if (rc == 0) {
-		text = probe_render(&t, r, name, e);
-		rc = text ? 0 : -1;
+	/* every CPU, and the first CPU of each core (in CPU order) */
+	for (uint32_t c = 0; c < t->ncpus; c++) {
+		bool first = true;
+
+		all[c] = c;
+		for (uint32_t d = 0; d < c && first; d++)
+			first = t->cpus[d].core_key != t->cpus[c].core_key;
+		if (first)
+			per_core[ncores++] = c;
 	}
-	if (rc == 0) {
-		if (!strcmp(a.output, "-")) {
-			rc = probe_verify(text, "<stdout>", &t, e);
-			if (rc == 0 && (fputs(text, stdout) == EOF || fflush(stdout) != 0))
-				rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write to standard output");
-		} else {
-			rc = probe_write(a.output, text, &t, e);
+	/* 1, one per core, every CPU: each count once */
+	counts[ncounts++] = 1;
+	if (ncores > 1)
+		counts[ncounts++] = ncores;
+	if (t->ncpus > ncores)
+		counts[ncounts++] = t->ncpus;
+	for (uint32_t k = 0; k < ncounts && rc == 0; k++) {
+		uint32_t c = counts[k];
+		const uint32_t *cpus = c == ncores && c < t->ncpus ? per_core : all;
+		char base[PROBE_CHECK_SCENARIO_LEN];
+
+		if (c == 1)
+			snprintf(base, sizeof(base), "1 thread");
+		else if (c < t->ncpus)
+			snprintf(base, sizeof(base), "1/core (%" PRIu32 ")", c);
+		else
+			snprintf(base, sizeof(base), "all CPUs (%" PRIu32 ")", c);
+		for (int shared = 0; shared < 2 && rc == 0; shared++)
+			rc = add_scenario(list, n, base, cpus, c, shared, PROBE_BUCKETS_AUTO);
+		if (k + 1 == ncounts)
+			for (size_t b = 0; b < sizeof(check_buckets) / sizeof(check_buckets[0]) && rc == 0; b++) {
+				rc = add_scenario(list, n, base, cpus, c, false, check_buckets[b]);
+				if (rc == 0 && !private_hash)
+					snprintf(list[*n - 1].skip, sizeof(list[*n - 1].skip), "%s",
+						 hash_why && *hash_why ? hash_why : "no PR_FUTEX_HASH");
+			}
+	}
+out:
+	free(all);
+	free(per_core);
+	if (rc < 0) {
+		probe_check_scenarios_free(list, *n);
+		*n = 0;
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	}
+	*out = list;
+	return 0;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+static double median_of(double *v, uint32_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double probe_check_median_abs_error(struct probe_check_table *t)
+{
+	double *v = malloc((t->n ? t->n : 1) * sizeof(*v));
+	uint32_t k = 0;
+
+	if (!v)
+		return t->median_abs_error = NAN;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (!isnan(t->rows[i].error_pct))
+			v[k++] = fabs(t->rows[i].error_pct);
+	t->median_abs_error = median_of(v, k);
+	free(v);
+	return t->median_abs_error;
+}
+
+static void fmt_ops(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.0f", v);
+}
+
+void probe_check_print(const struct probe_check_table *t, FILE *f)
+{
+	uint32_t nerr = 0, nnotes = 0;
+
+	fprintf(f, "%-26s %10s %-23s %10s %10s %8s\n", "scenario", "real", "(min-max, runs)", "perf", "simulated",
+		"error");
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct probe_check_row *r = &t->rows[i];
+		char real[32], spread[64], perf[32], sim[32], err[16];
+
+		fmt_ops(real, sizeof(real), r->real);
+		if (isnan(r->real))
+			snprintf(spread, sizeof(spread), "(not run)");
+		else
+			snprintf(spread, sizeof(spread), "(%.0f-%.0f, %" PRIu32 ")", r->real_min, r->real_max, r->repeats);
+		fmt_ops(perf, sizeof(perf), r->perf);
+		fmt_ops(sim, sizeof(sim), r->sim);
+		if (isnan(r->error_pct))
+			snprintf(err, sizeof(err), "-");
+		else
+			snprintf(err, sizeof(err), "%+.1f%%", r->error_pct);
+		nerr += !isnan(r->error_pct);
+		nnotes += r->note[0] != '\0';
+		fprintf(f, "%-26s %10s %-23s %10s %10s %8s\n", r->scenario, real, spread, perf, sim, err);
+	}
+	if (isnan(t->median_abs_error))
+		fprintf(f, "%s: no scenario has both a real and a simulated figure\n", CHECK_MEDIAN_ROW);
+	else
+		fprintf(f, "%s over %" PRIu32 " scenario%s: %.1f%%\n", CHECK_MEDIAN_ROW, nerr, nerr == 1 ? "" : "s",
+			t->median_abs_error);
+	if (nnotes) {
+		fprintf(f, "notes:\n");
+		for (uint32_t i = 0; i < t->n; i++)
+			if (t->rows[i].note[0])
+				fprintf(f, "  %s: %s\n", t->rows[i].scenario, t->rows[i].note);
+	}
+}
+
+static const char *const csv_columns[] = {
+	"scenario", "threads", "futexes", "buckets", "repeats", "real_median", "real_min", "real_max",
+	"real_stderr_pct", "perf", "perf_stderr_pct", "simulated", "simulated_min", "simulated_max", "error_pct",
+	"note", NULL,
+};
+#define CSV_NCOLUMNS 16
+
+/* A field, quoted when it has a comma, a quote or a line break (RFC 4180). */
+static void csv_field(FILE *f, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
 		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
 	}
-	if (rc == 0) {
-		probe_results_print(&t, r, out);
-		if (strcmp(a.output, "-"))
-			fprintf(out,
-				"wrote %s (machine '%s'); simulate it with e.g.\n"
-				"  bin/futexsim run scenarios/quickstart.yaml --set machine=%s --set workload.threads=%" PRIu32 "\n",
-				a.output, name, a.output, t.ncpus);
-		fflush(out);
+	fputs(last ? "\r\n" : ",", f);
+}
+
+static void csv_num(FILE *f, double v, int decimals)
+{
+	char buf[48] = "";
+
+	if (!isnan(v))
+		snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	csv_field(f, buf, false);
+}
+
+char *probe_check_csv(const struct probe_check_table *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	for (int c = 0; csv_columns[c]; c++)
+		csv_field(f, csv_columns[c], !csv_columns[c + 1]);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct probe_check_row *r = &t->rows[i];
+		char buf[32];
+
+		csv_field(f, r->scenario, false);
+		snprintf(buf, sizeof(buf), "%" PRIu32, r->threads);
+		csv_field(f, buf, false);
+		csv_field(f, r->shared ? "shared" : "private", false);
+		if (r->buckets == PROBE_BUCKETS_AUTO)
+			snprintf(buf, sizeof(buf), "auto");
+		else
+			snprintf(buf, sizeof(buf), "%" PRId32, r->buckets);
+		csv_field(f, buf, false);
+		snprintf(buf, sizeof(buf), "%" PRIu32, r->repeats);
+		csv_field(f, buf, false);
+		csv_num(f, r->real, 0);
+		csv_num(f, r->real_min, 0);
+		csv_num(f, r->real_max, 0);
+		csv_num(f, r->real_stderr_pct, 2);
+		csv_num(f, r->perf, 0);
+		csv_num(f, r->perf_stderr_pct, 2);
+		csv_num(f, r->sim, 0);
+		csv_num(f, r->sim_min, 0);
+		csv_num(f, r->sim_max, 0);
+		csv_num(f, r->error_pct, 2);
+		csv_field(f, r->note, true);
+	}
+	csv_field(f, CHECK_MEDIAN_ROW, false);
+	for (int c = 1; c < CSV_NCOLUMNS - 2; c++)
+		csv_field(f, "", false);
+	csv_num(f, t->median_abs_error, 2);
+	csv_field(f, "", true);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int probe_check_csv_write(const char *path, const struct probe_check_table *t, struct fs_error *e)
+{
+	char tmp[4200];
+	char *text = probe_check_csv(t);
+	int fd, rc = 0;
+
+	if (!text)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	fd = make_temp(path, tmp, sizeof(tmp), e);
+	if (fd < 0) {
+		free(text);
+		return -1;
+	}
+	if (write_all(fd, text) < 0 || fsync(fd) < 0)
+		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", tmp, strerror(errno));
+	if (close(fd) < 0 && rc == 0)
+		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", tmp, strerror(errno));
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	free(text);
+	return rc;
+}
+
+void probe_check_table_free(struct probe_check_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+/* One CSV record from *p into fields (each up to `width` bytes, truncated beyond);
+ * advances *p past its line break. The number of fields; -1 at the end of text or
+ * on an unterminated quote. */
+static int csv_record(const char **p, char fields[][PROBE_CHECK_NOTE_LEN], int max)
+{
+	const char *s = *p;
+	int n = 0;
+
+	if (!*s)
+		return -1;
+	for (;;) {
+		size_t len = 0;
+		char *out = n < max ? fields[n] : NULL;
+
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (!*s)
+					return -1;
+				if (*s == '"') {
+					if (s[1] != '"')
+						break;
+					s++;
+				}
+				if (out && len + 1 < PROBE_CHECK_NOTE_LEN)
+					out[len++] = *s;
+			}
+			s++;
+		} else {
+			for (; *s && *s != ',' && *s != '\r' && *s != '\n'; s++)
+				if (out && len + 1 < PROBE_CHECK_NOTE_LEN)
+					out[len++] = *s;
+		}
+		if (out)
+			out[len] = '\0';
+		n++;
+		if (*s == ',') {
+			s++;
+			continue;
+		}
+		if (*s == '\r')
+			s++;
+		if (*s == '\n')
+			s++;
+		else if (*s)
+			return -1; /* text after a closing quote */
+		break;
+	}
+	*p = s;
+	return n;
+}
+
+static int csv_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s) {
+		*v = NAN;
+		return 0;
+	}
+	*v = strtod(s, &end);
+	return *end ? -1 : 0;
+}
+
+static int csv_u32(const char *s, uint32_t *v)
+{
+	char *end;
+	unsigned long x = strtoul(s, &end, 10);
+
+	if (!*s || *end || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int probe_check_csv_read(const char *path, struct probe_check_table *t, struct fs_error *e)
+{
+	static char fields[CSV_NCOLUMNS + 1][PROBE_CHECK_NOTE_LEN];
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	const char *p;
+	long len;
+	int nf, line = 1, rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->median_abs_error = NAN;
+	if (!f)
+		return fs_fail(e, FS_ERR_INPUT, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+	    !(text = calloc(1, (size_t)len + 1)) || fread(text, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(text);
+		return fs_fail(e, FS_ERR_INPUT, "%s: cannot read", path);
+	}
+	fclose(f);
+	p = text;
+	nf = csv_record(&p, fields, CSV_NCOLUMNS + 1);
+	for (int c = 0; c < CSV_NCOLUMNS && nf == CSV_NCOLUMNS; c++)
+		if (strcmp(fields[c], csv_columns[c]))
+			nf = -1;
+	if (nf != CSV_NCOLUMNS) {
+		free(text);
+		return fs_fail(e, FS_ERR_INPUT, "%s:1: not a futexsim probe --check table (header)", path);
+	}
+	while (rc == 0 && (nf = csv_record(&p, fields, CSV_NCOLUMNS + 1)) >= 0) {
+		struct probe_check_row *r, *grown;
+
+		line++;
+		if (nf != CSV_NCOLUMNS) {
+			rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: %d fields, expected %d", path, line, nf, CSV_NCOLUMNS);
+			break;
+		}
+		if (!strcmp(fields[0], CHECK_MEDIAN_ROW)) {
+			if (csv_double(fields[14], &t->median_abs_error) < 0)
+				rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: bad error_pct '%s'", path, line, fields[14]);
+			continue;
+		}
+		grown = realloc(t->rows, (t->n + 1) * sizeof(*t->rows));
+		if (!grown) {
+			rc = fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+			break;
+		}
+		t->rows = grown;
+		r = &t->rows[t->n++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->scenario, sizeof(r->scenario), "%.*s", (int)sizeof(r->scenario) - 1, fields[0]);
+		snprintf(r->note, sizeof(r->note), "%.*s", (int)sizeof(r->note) - 1, fields[15]);
+		r->shared = !strcmp(fields[2], "shared");
+		r->buckets = PROBE_BUCKETS_AUTO;
+		if (csv_u32(fields[1], &r->threads) < 0 || (!r->shared && strcmp(fields[2], "private")) ||
+		    (strcmp(fields[3], "auto") && csv_u32(fields[3], (uint32_t *)&r->buckets) < 0) ||
+		    csv_u32(fields[4], &r->repeats) < 0 || csv_double(fields[5], &r->real) < 0 ||
+		    csv_double(fields[6], &r->real_min) < 0 || csv_double(fields[7], &r->real_max) < 0 ||
+		    csv_double(fields[8], &r->real_stderr_pct) < 0 || csv_double(fields[9], &r->perf) < 0 ||
+		    csv_double(fields[10], &r->perf_stderr_pct) < 0 || csv_double(fields[11], &r->sim) < 0 ||
+		    csv_double(fields[12], &r->sim_min) < 0 || csv_double(fields[13], &r->sim_max) < 0 ||
+		    csv_double(fields[14], &r->error_pct) < 0)
+			rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: a field is not what futexsim probe --check writes", path, line);
 	}
 	free(text);
-	free(r);
+	if (rc < 0)
+		probe_check_table_free(t);
+	return rc;
+}
+
+/* ---- the simulated side ---------------------------------------------------------- */
+
+/* `s` as a single-quoted YAML scalar. */
+static void yaml_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+int probe_check_simulate(const char *machine, const char *kernel, const struct probe_check_scenario *s,
+			 uint64_t seed, double *averaged, int32_t *slots, struct fs_error *e)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char path[4200];
+	char *cpus = malloc((size_t)s->threads * 12 + 1);
+	struct scenario sc;
+	struct sim sim;
+	FILE *f;
+	int fd, rc = -1;
+	uint64_t *per_thread;
+
+	if (!cpus)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	probe_cpulist(s->cpus, s->threads, cpus, (size_t)s->threads * 12 + 1);
+	snprintf(path, sizeof(path), "%s/futexsim-check-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		free(cpus);
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write a scenario into %s: %s", path, strerror(errno));
+	}
+	fprintf(f, "# futexsim probe --check: %s\nname: probe-check\nmachine: ", s->name);
+	yaml_quoted(f, machine);
+	if (s->buckets == PROBE_BUCKETS_AUTO) {
+		fprintf(f, "\nkernel: ");
+		yaml_quoted(f, kernel);
+	} else {
+		fprintf(f, "\nkernel:\n  preset: ");
+		yaml_quoted(f, kernel);
+		fprintf(f, "\n  private_hash:\n    buckets: %" PRId32, s->buckets);
+	}
+	fprintf(f,
+		"\nworkload:\n  type: hash-bench\n  threads: %" PRIu32 "\n  futexes: %u\n  shared: %s\n  cpus: '%s'\n"
+		"run:\n  duration: " CHECK_SIM_WINDOW "\n  warmup: " CHECK_SIM_WARMUP "\n  seed: %" PRIu64 "\n"
+		"output:\n  per_thread: false\n  hottest_lines: 0\n",
+		s->threads, PROBE_CHECK_FUTEXES, s->shared ? "true" : "false", cpus, seed);
+	free(cpus);
+	if (fclose(f) != 0) {
+		unlink(path);
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write a scenario into %s", path);
+	}
+	if (scenario_load(&sc, path, NULL, 0, e) == 0) {
+		if (sim_build(&sim, &sc, e) == 0 && sim_run(&sim, e) == 0) {
+			per_thread = calloc(sim.nthreads ? sim.nthreads : 1, sizeof(*per_thread));
+			if (!per_thread) {
+				fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+			} else {
+				for (uint32_t i = 0; i < sim.nthreads; i++)
+					per_thread[i] = perf_ops_per_sec(sim.tasks.v[i].ops, sim_window_secs(&sim));
+				*averaged = (double)perf_average(per_thread, sim.nthreads).mean;
+				*slots = sim.ft.nprocs && sim.ft.procs[0].phash ? (int32_t)sim.ft.procs[0].phash->size : 0;
+				free(per_thread);
+				rc = 0;
+			}
+		}
+		sim_free(&sim);
+	}
+	scenario_free(&sc);
+	unlink(path);
+	return rc;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+/* The machine file describes this machine: loads, with t's CPUs, cores and nodes. */
+static int check_machine_file(const char *path, const struct probe_topology *t, struct fs_error *e)
+{
+	struct yt_doc *d = yt_doc_new();
+	struct fs_error load = { 0 };
+	struct yt_node *root;
+	struct machine m;
+	int rc = 0;
+
+	if (!d)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	root = yt_load_file(d, path, &load);
+	if (!root || machine_from_yaml(&m, root, &load) < 0) {
+		yt_doc_free(d);
+		return fs_fail(e, FS_ERR_INPUT, "%s", load.msg);
+	}
+	if (m.ncpus != t->ncpus || m.nodes != t->nodes || m.threads_per_core != t->threads_per_core ||
+	    m.cores_per_node != t->cores_per_node)
+		rc = fs_fail(e, FS_ERR_INPUT,
+			     "%s describes %" PRIu32 " node(s) x %" PRIu32 " cores x %" PRIu32 " threads, this machine has %" PRIu32
+			     " x %" PRIu32 " x %" PRIu32 ": --check compares a machine file with the machine it runs on "
+			     "(probe this one: futexsim probe -o FILE.yaml)",
+			     path, m.nodes, m.cores_per_node, m.threads_per_core, t->nodes, t->cores_per_node,
+			     t->threads_per_core);
+	for (uint32_t c = 0; rc == 0 && c < t->ncpus; c++)
+		if (m.cpu_core[c] != t->cpus[c].core || m.cpu_node[c] != t->cpus[c].node)
+			rc = fs_fail(e, FS_ERR_INPUT,
+				     "%s puts CPU %" PRIu32 " on core %" PRIu32 " of node %" PRIu32 ", this machine on core %" PRIu32
+				     " of node %" PRIu32 " (another machine's file? probe this one: futexsim probe -o FILE.yaml)",
+				     path, c, m.cpu_core[c], m.cpu_node[c], t->cpus[c].core, t->cpus[c].node);
+	machine_free(&m);
+	yt_doc_free(d);
+	return rc;
+}
+
+/* The directory of `path`, created when missing (results/ of a fresh checkout). */
+static void make_parent(const char *path)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		(void)mkdir(dir, 0777);
+	}
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void append_note(struct probe_check_row *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append_note(struct probe_check_row *r, const char *fmt, ...)
+{
+	size_t len = strlen(r->note);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(r->note)) {
+		snprintf(r->note + len, sizeof(r->note) - len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(r->note + len, sizeof(r->note) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The simulations of every scenario, seeds 1..CHECK_SEEDS: fast, so first, before
+ * the real runs spend the budget. */
+static void check_simulate_all(const char *machine, const char *kernel, const struct probe_check_scenario *sc,
+			       uint32_t n, struct probe_check_row *rows, int32_t *sim_slots)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		double v[CHECK_SEEDS];
+		uint32_t k = 0;
+
+		if (sc[i].skip[0])
+			continue;
+		for (uint64_t seed = 1; seed <= CHECK_SEEDS; seed++) {
+			struct fs_error err = { 0 };
+
+			if (probe_check_simulate(machine, kernel, &sc[i], seed, &v[k], &sim_slots[i], &err) < 0) {
+				fprintf(stderr, "futexsim probe --check: SIMULATION FAILED for %s (seed %" PRIu64 "): %s\n",
+					sc[i].name, seed, err.msg);
+				append_note(&rows[i], "simulation failed: %s", err.msg);
+				k = 0;
+				break;
+			}
+			k++;
+		}
+		if (k) {
+			rows[i].sim_min = v[0];
+			rows[i].sim_max = v[0];
+			for (uint32_t j = 1; j < k; j++) {
+				rows[i].sim_min = fmin(rows[i].sim_min, v[j]);
+				rows[i].sim_max = fmax(rows[i].sim_max, v[j]);
+			}
+			rows[i].sim = median_of(v, k);
+		}
+		if (k)
+			fprintf(stderr, "futexsim probe --check: simulated %-26s %10.0f ops/s (seeds 1-%u)\n", sc[i].name,
+				rows[i].sim, CHECK_SEEDS);
+	}
+}
+
+struct check_plan {
+	uint32_t runnable, perf_runs, repeats;
+	double run_s;
+};
+
+static bool perf_wanted(const struct probe_perf *perf, const struct probe_check_scenario *s)
+{
+	return perf->usable && s->perf_placement && !s->skip[0] && (s->buckets == PROBE_BUCKETS_AUTO || perf->buckets);
+}
+
+/* Splits the budget: perf's runs (1 s each) first, the rest among futexsim's runs,
+ * CHECK_MIN_REPEATS to CHECK_MAX_REPEATS each (more only when runs would last over a
+ * second), at least CHECK_MIN_RUN_S each. */
+static void check_plan(const struct probe_check_scenario *sc, uint32_t n, const struct probe_perf *perf,
+		       double budget, struct check_plan *p)
+{
+	double own;
+
+	memset(p, 0, sizeof(*p));
+	for (uint32_t i = 0; i < n; i++) {
+		p->runnable += !sc[i].skip[0];
+		p->perf_runs += perf_wanted(perf, &sc[i]);
+	}
+	own = budget - p->perf_runs * CHECK_PERF_RUN_S;
+	if (own < budget / 2)
+		own = budget / 2;
+	p->repeats = CHECK_MIN_REPEATS;
+	if (p->runnable) {
+		double per = own / p->runnable;
+
+		if (per > CHECK_MAX_REPEATS)
+			p->repeats = CHECK_MAX_REPEATS;
+		else if (per > CHECK_MIN_REPEATS)
+			p->repeats = (uint32_t)per;
+		p->run_s = own / (p->runnable * p->repeats);
+	}
+	if (p->run_s < CHECK_MIN_RUN_S)
+		p->run_s = CHECK_MIN_RUN_S;
+}
+
+/* The real runs, round after round over the scenarios (a slow drift of the machine
+ * then shows in every scenario's spread alike), perf's run after the first round's
+ * own run of each scenario. */
+static int check_real_all(const struct probe_topology *t, const struct probe_check_scenario *sc, uint32_t n,
+			  const struct check_plan *plan, struct probe_perf *perf, struct probe_check_row *rows,
+			  int32_t *real_slots, struct fs_error *e)
+{
+	double *avg = calloc((size_t)n * plan->repeats + 1, sizeof(*avg));
+	double *pct = calloc((size_t)n * plan->repeats + 1, sizeof(*pct));
+	uint32_t *linux_cpus = malloc(t->ncpus * sizeof(*linux_cpus));
+	uint32_t done = 0, total = plan->runnable * plan->repeats;
+	int rc = 0;
+
+	if (!avg || !pct || !linux_cpus) {
+		free(avg);
+		free(pct);
+		free(linux_cpus);
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	}
+	for (uint32_t round = 0; round < plan->repeats && rc == 0; round++) {
+		for (uint32_t i = 0; i < n && rc == 0; i++) {
+			const struct probe_check_scenario *s = &sc[i];
+			struct probe_futex_run run = { s->threads, linux_cpus, PROBE_CHECK_FUTEXES, s->shared, s->buckets,
+						       plan->run_s };
+			struct probe_futex_result res;
+			char why[320];
+			int got;
+
+			if (s->skip[0] || (round > 0 && rows[i].repeats < round))
+				continue; /* skipped, or refused in an earlier round */
+			for (uint32_t k = 0; k < s->threads; k++)
+				linux_cpus[k] = t->cpus[s->cpus[k]].linux_id;
+			got = probe_futex_run(&run, &res, why, sizeof(why), e);
+			done++;
+			if (got < 0) {
+				rc = -1;
+				break;
+			}
+			if (got > 0) {
+				fprintf(stderr, "futexsim probe --check: SKIPPED %s: %s\n", s->name, why);
+				append_note(&rows[i], "not run: %s", why);
+				continue;
+			}
+			avg[i * plan->repeats + rows[i].repeats] = res.averaged;
+			pct[i * plan->repeats + rows[i].repeats] = res.stderr_pct;
+			rows[i].repeats++;
+			real_slots[i] = res.slots;
+			if (res.unexpected && !strstr(rows[i].note, "did not return EAGAIN"))
+				append_note(&rows[i], "%" PRIu64 " futex calls did not return EAGAIN", res.unexpected);
+			fprintf(stderr,
+				"futexsim probe --check: [%" PRIu32 "/%" PRIu32 "] %-26s %10.0f ops/s (+- %.2f%%, %.2f s)\n",
+				done, total, s->name, res.averaged, res.stderr_pct, res.seconds);
+			if (round == 0 && perf_wanted(perf, s)) {
+				double pa, ps;
+
+				if (probe_perf_run(perf, s->threads, s->shared, s->buckets, &pa, &ps, why, sizeof(why)) == 0) {
+					rows[i].perf = pa;
+					rows[i].perf_stderr_pct = ps;
+					fprintf(stderr, "futexsim probe --check:   perf bench futex hash: %10.0f ops/s\n", pa);
+				} else {
+					fprintf(stderr, "futexsim probe --check: perf SKIPPED for %s: %s\n", s->name, why);
+					append_note(&rows[i], "perf: %s", why);
+				}
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		double *v = &avg[i * plan->repeats];
+		uint32_t k = rows[i].repeats;
+
+		if (!k)
+			continue;
+		rows[i].real_min = v[0];
+		rows[i].real_max = v[0];
+		for (uint32_t j = 1; j < k; j++) {
+			rows[i].real_min = fmin(rows[i].real_min, v[j]);
+			rows[i].real_max = fmax(rows[i].real_max, v[j]);
+		}
+		rows[i].real = median_of(v, k);
+		rows[i].real_stderr_pct = median_of(&pct[i * plan->repeats], k);
+	}
+	free(avg);
+	free(pct);
+	free(linux_cpus);
+	return rc;
+}
+
+static void slots_text(char *buf, size_t size, int32_t slots)
+{
+	if (slots < 0)
+		snprintf(buf, size, "unknown (no PR_FUTEX_HASH: the global hash)");
+	else if (slots == 0)
+		snprintf(buf, size, "global hash");
+	else
+		snprintf(buf, size, "%" PRId32 " slots", slots);
+}
+
+static int check_command(const struct probe_args *a, struct fs_error *e)
+{
+	const char *csv = a->output ? a->output : CHECK_DEFAULT_CSV;
+	const char *machine = a->machine ? a->machine : CHECK_DEFAULT_MACHINE, *kernel;
+	char hash_why[320], *machine_abs = NULL;
+	struct probe_topology t;
+	struct probe_check_scenario *sc = NULL;
+	struct probe_check_table table = { NULL, 0, NAN };
+	struct probe_perf perf;
+	struct check_plan plan;
+	int32_t *real_slots = NULL, *sim_slots = NULL;
+	uint32_t n = 0, compared = 0;
+	bool private_hash;
+	double t0 = wall_now();
+	int rc = 0;
+
+	if (probe_topology_read(&t, "/", e) < 0) {
+		probe_topology_free(&t);
+		return e->status;
+	}
+	kernel = a->kernel ? a->kernel : probe_kernel_preset(t.release);
+	if (!kernel) {
+		rc = fs_fail(e, FS_ERR_INPUT,
+			     "futexsim probe --check: no kernel preset for kernel release '%s' (give one with --kernel)",
+			     t.release);
+		goto out;
+	}
+	if (!a->output)
+		make_parent(csv);
+	if (check_writable(csv, e) < 0 || probe_futex_check_affinity(&t, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!a->machine) {
+		/* probe first, into the file make host-check writes */
+		make_parent(machine);
+		fprintf(stderr, "futexsim probe --check: no --machine: probing this machine into %s first\n", machine);
+		probe_topology_print(&t, stdout);
+		if (check_writable(machine, e) < 0 ||
+		    measure_and_write(&t, machine, a->name, a->seconds, stdout, e) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	if (check_machine_file(machine, &t, e) < 0 || !(machine_abs = realpath(machine, NULL))) {
+		if (!e->status)
+			fs_fail(e, FS_ERR_INPUT, "%s: %s", machine, strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	private_hash = probe_futex_hash_supported(hash_why, sizeof(hash_why));
+	if (!private_hash)
+		fprintf(stderr, "futexsim probe --check: SKIPPING the private hash sizes (-b): %s\n", hash_why);
+	if (probe_check_scenarios(&t, private_hash, hash_why, &sc, &n, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	probe_perf_find(&perf);
+	if (!perf.usable)
+		fprintf(stderr, "futexsim probe --check: perf SKIPPED: %s\n", perf.why);
+	else if (!perf.buckets)
+		fprintf(stderr, "futexsim probe --check: perf -b SKIPPED: %s\n", perf.why);
+	check_plan(sc, n, &perf, a->seconds, &plan);
+	table.rows = calloc(n, sizeof(*table.rows));
+	real_slots = calloc(n, sizeof(*real_slots));
+	sim_slots = calloc(n, sizeof(*sim_slots));
+	if (!table.rows || !real_slots || !sim_slots) {
+		rc = fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+		goto out;
+	}
+	table.n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct probe_check_row *r = &table.rows[i];
+
+		snprintf(r->scenario, sizeof(r->scenario), "%s", sc[i].name);
+		r->threads = sc[i].threads;
+		r->shared = sc[i].shared;
+		r->buckets = sc[i].buckets;
+		r->real = r->real_min = r->real_max = r->real_stderr_pct = NAN;
+		r->perf = r->perf_stderr_pct = NAN;
+		r->sim = r->sim_min = r->sim_max = r->error_pct = NAN;
+		if (sc[i].skip[0])
+			snprintf(r->note, sizeof(r->note), "not run: %s", sc[i].skip);
+		else if (perf.usable && !sc[i].perf_placement)
+			snprintf(r->note, sizeof(r->note),
+				 "perf not run: perf pins thread i to online CPU i, not to the first CPU of each core");
+		else if (perf.usable && !perf.buckets && sc[i].buckets != PROBE_BUCKETS_AUTO)
+			snprintf(r->note, sizeof(r->note), "perf not run: %s", perf.why);
+	}
+	fprintf(stdout,
+		"futexsim probe --check: perf bench futex hash's loop on this machine (%s, kernel %s) and simulated on %s "
+		"with kernel preset %s\n",
+		t.model, t.release, machine, kernel);
+	fprintf(stdout,
+		"  real: futexsim's loop, %" PRIu32 " runs of %.2f s per scenario, interleaved (%" PRIu32
+		" futexes per thread, thread i pinned to the scenario's CPU i); perf: %s\n"
+		"  simulated: " CHECK_SIM_WINDOW " after " CHECK_SIM_WARMUP " of warm-up, seeds 1-%u; every figure is "
+		"perf's Averaged: the mean over threads of each thread's ops/s\n",
+		plan.repeats, plan.run_s, PROBE_CHECK_FUTEXES,
+		perf.usable ? "one `perf bench futex hash -r 1` run" : perf.why, CHECK_SEEDS);
+	fflush(stdout);
+	check_simulate_all(machine_abs, kernel, sc, n, table.rows, sim_slots);
+	if (check_real_all(&t, sc, n, &plan, &perf, table.rows, real_slots, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct probe_check_row *r = &table.rows[i];
+
+		if (!isnan(r->real) && !isnan(r->sim) && r->real > 0) {
+			r->error_pct = 100.0 * (r->sim / r->real - 1.0);
+			compared++;
+		}
+		if (!sc[i].shared && !sc[i].skip[0] && r->repeats) {
+			char rs[48], ss[48];
+
+			slots_text(rs, sizeof(rs), real_slots[i]);
+			slots_text(ss, sizeof(ss), sim_slots[i]);
+			append_note(r, "private hash: %s real, %s simulated", rs, ss);
+		}
+	}
+	probe_check_median_abs_error(&table);
+	printf("\n");
+	probe_check_print(&table, stdout);
+	if (probe_check_csv_write(csv, &table, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	printf("wrote %s (%.0f s in all)\n", csv, wall_now() - t0);
+	fflush(stdout);
+	if (!compared)
+		rc = fs_fail(e, FS_ERR_RUNTIME, "futexsim probe --check: no scenario has both a real and a simulated figure");
+out:
+	free(machine_abs);
+	free(real_slots);
+	free(sim_slots);
+	probe_check_table_free(&table);
+	probe_check_scenarios_free(sc, n);
 	probe_topology_free(&t);
 	return rc < 0 ? (e->status ? e->status : FS_ERR_RUNTIME) : FS_OK;
 }

@@ -175,7 +175,134 @@ void probe_name_from_path(const char *path, char *out, size_t size);
 
 /* `futexsim probe ...` after the command name has been checked (argv[1] is
  * "probe"; -h is handled by the caller). Prints progress on stderr and the summary
- * on stdout; returns an exit status with `e` set when it is not 0. */
+ * on stdout; returns an exit status with `e` set when it is not 0. With --check it
+ * runs probe_check_command's comparison instead (below). */
 int probe_command(int argc, char **argv, struct fs_error *e);
+
+/* ---- futexsim probe --check: the real futex hash loop beside the simulated one ----
+ *
+ * For each scenario (probe_check_scenarios): futexsim's own copy of perf bench futex
+ * hash's loop run on this machine a few times (sim/probe_futex.c), `perf bench futex
+ * hash` once when perf is installed, and the same workload simulated on the probed
+ * machine file with the kernel preset nearest to the running kernel; a table of the
+ * three and the simulation's error, printed and written as CSV. docs/probe.md. */
+
+#define PROBE_CHECK_FUTEXES 1024u  /* futexes per thread: perf's default -f */
+#define PROBE_BUCKETS_AUTO (-1)    /* the private hash the kernel sizes itself (no prctl) */
+#define PROBE_CHECK_SCENARIO_LEN 64
+#define PROBE_CHECK_NOTE_LEN 480
+
+/* One scenario: perf bench futex hash -t THREADS [-S] [-b BUCKETS], thread i pinned
+ * to model CPU cpus[i]. */
+struct probe_check_scenario {
+	char name[PROBE_CHECK_SCENARIO_LEN]; /* "1 thread", "all CPUs (8) -S", "all CPUs (8) -b 16" */
+	uint32_t threads;
+	bool shared;
+	int32_t buckets;        /* PROBE_BUCKETS_AUTO, 0 (the global hash) or a power of two >= 2 */
+	uint32_t *cpus;         /* [threads]: model CPU (= index in probe_topology.cpus) of thread i */
+	bool perf_placement;    /* perf bench pins its threads the same way: thread i on online CPU i */
+	char skip[240];         /* why it is not run; "" when it is */
+};
+
+/* The scenarios for topology t, in table order: 1 thread, one thread on the first
+ * CPU of each core, one on every CPU (each thread count once: on a 1-CPU machine
+ * only "1 thread", without SMT "1/core" is "all CPUs"), each with private and shared
+ * futexes; then, at the largest count, private futexes with the private hash set by
+ * PR_FUTEX_HASH to 2, 16 and 128 slots and 0 (the global hash). When the kernel has
+ * no PR_FUTEX_HASH (`private_hash` false, `hash_why` the reason) those four are listed
+ * with `skip` set. Fails only when out of memory. */
+int probe_check_scenarios(const struct probe_topology *t, bool private_hash, const char *hash_why,
+			  struct probe_check_scenario **out, uint32_t *n, struct fs_error *e);
+void probe_check_scenarios_free(struct probe_check_scenario *s, uint32_t n);
+/* "0-3,8": a scenario's CPUs as a CPU list (machine.md), for the simulation. */
+void probe_cpulist(const uint32_t *cpus, uint32_t n, char *out, size_t size);
+
+/* A row of the table; NAN where there is no value. */
+struct probe_check_row {
+	char scenario[PROBE_CHECK_SCENARIO_LEN];
+	uint32_t threads;
+	bool shared;
+	int32_t buckets;        /* PROBE_BUCKETS_AUTO ("auto" in the CSV), 0, or N */
+	uint32_t repeats;       /* real runs made */
+	double real, real_min, real_max;  /* perf's Averaged of futexsim's loop: median, min, max over the repeats */
+	double real_stderr_pct;           /* its standard error (threads), median over the repeats */
+	double perf, perf_stderr_pct;     /* perf bench futex hash's Averaged, one run */
+	double sim, sim_min, sim_max;     /* simulated Averaged: median, min, max over seeds */
+	double error_pct;                 /* 100 (sim / real - 1) */
+	char note[PROBE_CHECK_NOTE_LEN];  /* skips, slot counts */
+};
+
+struct probe_check_table {
+	struct probe_check_row *rows;
+	uint32_t n;
+	double median_abs_error; /* median of |error_pct| over the rows that have one; NAN none */
+};
+
+/* The median |error| over t's rows (stored in t->median_abs_error too). */
+double probe_check_median_abs_error(struct probe_check_table *t);
+/* The table for the terminal, the median |error| last. */
+void probe_check_print(const struct probe_check_table *t, FILE *f);
+/* The table as CSV (RFC 4180): a header line, a line per row, then a last line
+ * "median |error|" with only error_pct. malloc'd; NULL when out of memory. */
+char *probe_check_csv(const struct probe_check_table *t);
+/* Writes it to `path` atomically (a temporary file beside it, renamed into place). */
+int probe_check_csv_write(const char *path, const struct probe_check_table *t, struct fs_error *e);
+/* Reads a file probe_check_csv_write wrote back into `t` (probe_check_table_free). */
+int probe_check_csv_read(const char *path, struct probe_check_table *t, struct fs_error *e);
+void probe_check_table_free(struct probe_check_table *t);
+
+/* Simulates scenario s for one seed on `machine` (a machine file path) with kernel
+ * preset `kernel`: hash-bench, PROBE_CHECK_FUTEXES futexes, a few ms; perf's Averaged
+ * into *averaged and the private hash's buckets into *slots (0: none or global). */
+int probe_check_simulate(const char *machine, const char *kernel, const struct probe_check_scenario *s,
+			 uint64_t seed, double *averaged, int32_t *slots, struct fs_error *e);
+
+/* sim/probe_futex.c: one run of the real loop, in a child process of its own (a
+ * fresh mm, as each perf run has): `threads` threads, thread i pinned to Linux CPU
+ * cpus[i], each on its own calloc'd array of `futexes` words, FUTEX_WAIT with a
+ * value that never matches (EAGAIN), a full pass between looks at the stop flag. */
+struct probe_futex_run {
+	uint32_t threads;
+	const uint32_t *cpus;   /* [threads], Linux CPU numbers */
+	uint32_t futexes;
+	bool shared;            /* no FUTEX_PRIVATE_FLAG (perf -S) */
+	int32_t buckets;        /* PROBE_BUCKETS_AUTO: no prctl; else PR_FUTEX_HASH_SET_SLOTS first */
+	double seconds;
+};
+
+struct probe_futex_result {
+	double averaged;        /* mean over threads of floor(ops / the thread's own seconds) */
+	double stderr_pct;      /* standard error of that mean, % (perfstat.h) */
+	double seconds;         /* the longest thread's time */
+	uint64_t ops;
+	uint64_t unexpected;    /* futex calls that did not fail with EAGAIN */
+	int32_t slots;          /* PR_FUTEX_HASH_GET_SLOTS with every thread started; -1 no PR_FUTEX_HASH */
+};
+
+/* 0 ran; 1 skipped, `why` says why (prctl refused the slot count); -1 failed with
+ * `e` (FS_ERR_RUNTIME; "sched_setaffinity" in the message when pinning was refused). */
+int probe_futex_run(const struct probe_futex_run *r, struct probe_futex_result *out, char *why, size_t why_size,
+		    struct fs_error *e);
+/* Whether this process may run on every online CPU of t; fails with the reason. */
+int probe_futex_check_affinity(const struct probe_topology *t, struct fs_error *e);
+/* Whether this kernel has prctl(PR_FUTEX_HASH) (asked in a child process); else why. */
+bool probe_futex_hash_supported(char *why, size_t size);
+
+/* perf bench futex hash: found as $FUTEXSIM_PERF (a path, or "none" to skip it), else
+ * perf on PATH. */
+struct probe_perf {
+	char path[512];         /* "" when not found */
+	bool usable;            /* found, and not failed yet */
+	bool buckets;           /* its futex hash takes -b (perf 6.16+) */
+	char why[320];          /* why not usable, or why no -b */
+};
+void probe_perf_find(struct probe_perf *p);
+/* `perf bench futex hash -r 1 -t THREADS [-S] [-b BUCKETS]`: its Averaged figure. 0
+ * ran; 1 not run or failed, `why` says why (a failure without -b marks perf unusable). */
+int probe_perf_run(struct probe_perf *p, uint32_t threads, bool shared, int32_t buckets, double *averaged,
+		   double *stderr_pct, char *why, size_t why_size);
+/* The last "Averaged N operations/sec (+- X%), total secs = T" line of perf's output:
+ * 0 with N (and X, T when given: else NAN), -1 when there is none. */
+int probe_perf_parse(const char *text, double *averaged, double *stderr_pct, double *secs);
 
 #endif

@@ -3,15 +3,29 @@
  * refusal of topologies the machine schema cannot express, the machine file
  * written from made-up measurements (loads with machine_from_yaml with the same
  * topology, every constant with a source comment, written atomically), the
- * kernel preset chosen for a release, and the command line. No timing
- * assertions: the one real measurement only has to produce a loadable file.
+ * kernel preset chosen for a release, and the command line; for probe --check,
+ * the scenarios built for a topology, the CSV table's round trip, perf's output
+ * parsed (from a hand-written sample, and through a fake perf), the kernel without
+ * PR_FUTEX_HASH (simulated with a seccomp filter) and a short real check. No
+ * timing assertions: the real runs only have to produce a table.
  * Run from the repository root (the trees and configs/ are read from there). */
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#endif
 
 #include "models/machine.h"
 #include "sim/core/yamltree.h"
@@ -580,6 +594,541 @@ START_TEST(cli_probes_this_machine)
 }
 END_TEST
 
+/* ---- probe --check: scenarios ------------------------------------------------------ */
+
+/* A topology of 2 cores x 2 SMT threads on one node, numbered cores-first (CPU c on
+ * core c % 2) or smt-adjacent (CPU c on core c / 2): what the scenario list reads. */
+static void two_by_two(struct probe_topology *t, bool smt_adjacent)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncpus = 4;
+	t->nodes = 1;
+	t->cores_per_node = 2;
+	t->ncores = 2;
+	t->threads_per_core = 2;
+	t->cores_per_cluster = 2;
+	t->numbering = smt_adjacent ? NUMBERING_SMT_ADJACENT : NUMBERING_CORES_FIRST;
+	t->cpus = calloc(4, sizeof(*t->cpus));
+	ck_assert_ptr_nonnull(t->cpus);
+	for (uint32_t c = 0; c < 4; c++) {
+		t->cpus[c].linux_id = c;
+		t->cpus[c].core = smt_adjacent ? c / 2 : c % 2;
+		t->cpus[c].core_key = smt_adjacent ? c / 2 * 2 : c % 2; /* its core's lowest CPU */
+	}
+}
+
+static void expect_scenario(const struct probe_check_scenario *s, const char *name, uint32_t threads, bool shared,
+			    int32_t buckets, const uint32_t *cpus, bool perf_placement)
+{
+	ck_assert_str_eq(s->name, name);
+	ck_assert_uint_eq(s->threads, threads);
+	ck_assert_int_eq(s->shared, shared);
+	ck_assert_int_eq(s->buckets, buckets);
+	for (uint32_t i = 0; i < threads; i++)
+		ck_assert_msg(s->cpus[i] == cpus[i], "%s: thread %u on CPU %u, expected %u", name, i, s->cpus[i], cpus[i]);
+	ck_assert_msg(s->perf_placement == perf_placement, "%s: perf_placement %d", name, s->perf_placement);
+}
+
+START_TEST(check_scenarios_of_one_cpu)
+{
+	static const uint32_t cpu0[] = { 0 };
+	struct probe_topology t;
+	struct probe_check_scenario *s;
+	struct fs_error e = { 0 };
+	uint32_t n;
+
+	read_ok(TREE("1cpu"), &t);
+	ck_assert_msg(probe_check_scenarios(&t, true, "", &s, &n, &e) == 0, "%s", e.msg);
+	/* 1 thread = one per core = every CPU: once, private and shared, then the hash sizes */
+	ck_assert_uint_eq(n, 6);
+	expect_scenario(&s[0], "1 thread", 1, false, PROBE_BUCKETS_AUTO, cpu0, true);
+	expect_scenario(&s[1], "1 thread -S", 1, true, PROBE_BUCKETS_AUTO, cpu0, true);
+	expect_scenario(&s[2], "1 thread -b 2", 1, false, 2, cpu0, true);
+	expect_scenario(&s[3], "1 thread -b 16", 1, false, 16, cpu0, true);
+	expect_scenario(&s[4], "1 thread -b 128", 1, false, 128, cpu0, true);
+	expect_scenario(&s[5], "1 thread -b 0", 1, false, 0, cpu0, true);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_str_eq(s[i].skip, "");
+	probe_check_scenarios_free(s, n);
+	probe_topology_free(&t);
+}
+END_TEST
+
+START_TEST(check_scenarios_of_two_cores_two_threads)
+{
+	static const uint32_t cpu0[] = { 0 }, all[] = { 0, 1, 2, 3 }, first2[] = { 0, 1 }, per_core[] = { 0, 2 };
+	struct probe_topology t;
+	struct probe_check_scenario *s;
+	struct fs_error e = { 0 };
+	char list[64];
+	uint32_t n;
+
+	/* cores-first: CPUs 0 and 1 are the two cores, as perf pins 2 threads */
+	two_by_two(&t, false);
+	ck_assert_msg(probe_check_scenarios(&t, true, "", &s, &n, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(n, 10);
+	expect_scenario(&s[0], "1 thread", 1, false, PROBE_BUCKETS_AUTO, cpu0, true);
+	expect_scenario(&s[1], "1 thread -S", 1, true, PROBE_BUCKETS_AUTO, cpu0, true);
+	expect_scenario(&s[2], "1/core (2)", 2, false, PROBE_BUCKETS_AUTO, first2, true);
+	expect_scenario(&s[3], "1/core (2) -S", 2, true, PROBE_BUCKETS_AUTO, first2, true);
+	expect_scenario(&s[4], "all CPUs (4)", 4, false, PROBE_BUCKETS_AUTO, all, true);
+	expect_scenario(&s[5], "all CPUs (4) -S", 4, true, PROBE_BUCKETS_AUTO, all, true);
+	expect_scenario(&s[6], "all CPUs (4) -b 2", 4, false, 2, all, true);
+	expect_scenario(&s[7], "all CPUs (4) -b 16", 4, false, 16, all, true);
+	expect_scenario(&s[8], "all CPUs (4) -b 128", 4, false, 128, all, true);
+	expect_scenario(&s[9], "all CPUs (4) -b 0", 4, false, 0, all, true);
+	probe_cpulist(s[4].cpus, s[4].threads, list, sizeof(list));
+	ck_assert_str_eq(list, "0-3");
+	probe_check_scenarios_free(s, n);
+	probe_topology_free(&t);
+
+	/* smt-adjacent: one thread per core is CPUs 0 and 2, not where perf puts 2 threads */
+	two_by_two(&t, true);
+	ck_assert_msg(probe_check_scenarios(&t, true, "", &s, &n, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(n, 10);
+	expect_scenario(&s[2], "1/core (2)", 2, false, PROBE_BUCKETS_AUTO, per_core, false);
+	expect_scenario(&s[3], "1/core (2) -S", 2, true, PROBE_BUCKETS_AUTO, per_core, false);
+	expect_scenario(&s[4], "all CPUs (4)", 4, false, PROBE_BUCKETS_AUTO, all, true);
+	probe_cpulist(s[2].cpus, s[2].threads, list, sizeof(list));
+	ck_assert_str_eq(list, "0,2");
+	probe_check_scenarios_free(s, n);
+
+	/* a kernel without PR_FUTEX_HASH: the hash sizes listed, skipped with the reason */
+	ck_assert_msg(probe_check_scenarios(&t, false, "no PR_FUTEX_HASH here", &s, &n, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(n, 10);
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].buckets == PROBE_BUCKETS_AUTO)
+			ck_assert_str_eq(s[i].skip, "");
+		else
+			ck_assert_str_eq(s[i].skip, "no PR_FUTEX_HASH here");
+	}
+	probe_check_scenarios_free(s, n);
+	probe_topology_free(&t);
+
+	/* 2 nodes x 2 cores x 2 threads, cores-first: 1, 4 (CPUs 0-3), 8 */
+	read_ok(TREE("2node-smt"), &t);
+	ck_assert_msg(probe_check_scenarios(&t, true, "", &s, &n, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(n, 10);
+	ck_assert_str_eq(s[2].name, "1/core (4)");
+	ck_assert(s[2].perf_placement);
+	ck_assert_str_eq(s[4].name, "all CPUs (8)");
+	probe_check_scenarios_free(s, n);
+	probe_topology_free(&t);
+}
+END_TEST
+
+/* ---- probe --check: the table ------------------------------------------------------ */
+
+static struct probe_check_row row(const char *name, uint32_t threads, bool shared, int32_t buckets, double real,
+				  double perf, double sim, const char *note)
+{
+	struct probe_check_row r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.scenario, sizeof(r.scenario), "%s", name);
+	r.threads = threads;
+	r.shared = shared;
+	r.buckets = buckets;
+	r.repeats = isnan(real) ? 0 : 3;
+	r.real = real;
+	r.real_min = isnan(real) ? NAN : real - 1000;
+	r.real_max = isnan(real) ? NAN : real + 2500;
+	r.real_stderr_pct = isnan(real) ? NAN : 1.25;
+	r.perf = perf;
+	r.perf_stderr_pct = isnan(perf) ? NAN : 0.12;
+	r.sim = sim;
+	r.sim_min = isnan(sim) ? NAN : sim - 300;
+	r.sim_max = isnan(sim) ? NAN : sim + 300;
+	r.error_pct = isnan(real) || isnan(sim) ? NAN : round(10000.0 * (sim / real - 1.0)) / 100.0;
+	snprintf(r.note, sizeof(r.note), "%s", note);
+	return r;
+}
+
+static bool same_double(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+START_TEST(check_csv_round_trips)
+{
+	struct probe_check_row rows[4];
+	struct probe_check_table t = { rows, 4, NAN }, back;
+	struct fs_error e = { 0 };
+	char dir[64], path[128], *text, *out;
+
+	rows[0] = row("1 thread", 1, false, PROBE_BUCKETS_AUTO, 2500000, 2679808, 3000000,
+		      "private hash: 16 slots real, 16 slots simulated");
+	rows[1] = row("1 thread -S", 1, true, PROBE_BUCKETS_AUTO, 2000000, NAN, 1800000, "");
+	rows[2] = row("all CPUs (4) -b 0", 4, false, 0, 2400000, NAN, 2400000, "a \"quoted\" note, with a comma");
+	rows[3] = row("all CPUs (4) -b 16", 4, false, 16, NAN, NAN, 2100000, "not run: no PR_FUTEX_HASH");
+	/* |+20%|, |-10%|, 0: the median is 10% */
+	ck_assert(probe_check_median_abs_error(&t) == 10.0);
+
+	text = probe_check_csv(&t);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(!strncmp(text,
+			       "scenario,threads,futexes,buckets,repeats,real_median,real_min,real_max,real_stderr_pct,"
+			       "perf,perf_stderr_pct,simulated,simulated_min,simulated_max,error_pct,note\r\n"
+			       "1 thread,1,private,auto,3,2500000,2499000,2502500,1.25,2679808,0.12,3000000,2999700,"
+			       "3000300,20.00,\"private hash: 16 slots real, 16 slots simulated\"\r\n"
+			       "1 thread -S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,1799700,1800300,-10.00,\r\n",
+			       strlen("scenario,threads,futexes,buckets,repeats,real_median,real_min,real_max,"
+				      "real_stderr_pct,perf,perf_stderr_pct,simulated,simulated_min,simulated_max,error_pct,"
+				      "note\r\n1 thread,1,private,auto,3,2500000,2499000,2502500,1.25,2679808,0.12,3000000,"
+				      "2999700,3000300,20.00,\"private hash: 16 slots real, 16 slots simulated\"\r\n1 thread "
+				      "-S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,1799700,1800300,-10.00,\r\n")),
+		      "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\"a \"\"quoted\"\" note, with a comma\"\r\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\r\nmedian |error|,,,,,,,,,,,,,,10.00,\r\n"));
+	free(text);
+
+	/* written atomically (nothing else left in the directory), read back the same */
+	tu_mkdtemp(dir, "futexsim-check");
+	snprintf(path, sizeof(path), "%s/table.csv", dir);
+	ck_assert_msg(probe_check_csv_write(path, &t, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(files_in(dir), 1);
+	ck_assert_msg(probe_check_csv_read(path, &back, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(back.n, 4);
+	ck_assert(back.median_abs_error == 10.0);
+	for (uint32_t i = 0; i < 4; i++) {
+		const struct probe_check_row *a = &rows[i], *b = &back.rows[i];
+
+		ck_assert_str_eq(b->scenario, a->scenario);
+		ck_assert_str_eq(b->note, a->note);
+		ck_assert_uint_eq(b->threads, a->threads);
+		ck_assert_int_eq(b->shared, a->shared);
+		ck_assert_int_eq(b->buckets, a->buckets);
+		ck_assert_uint_eq(b->repeats, a->repeats);
+		ck_assert(same_double(b->real, a->real) && same_double(b->real_min, a->real_min) &&
+			  same_double(b->real_max, a->real_max) && same_double(b->real_stderr_pct, a->real_stderr_pct));
+		ck_assert(same_double(b->perf, a->perf) && same_double(b->perf_stderr_pct, a->perf_stderr_pct));
+		ck_assert(same_double(b->sim, a->sim) && same_double(b->sim_min, a->sim_min) &&
+			  same_double(b->sim_max, a->sim_max));
+		ck_assert_msg(same_double(b->error_pct, a->error_pct), "%s: %g %g", a->scenario, b->error_pct, a->error_pct);
+	}
+	probe_check_table_free(&back);
+
+	/* the table for the terminal */
+	ck_assert_int_eq(tu_shellf(&out, "printf 'x,y\\n1,2\\n' > '%s'", path), 0);
+	free(out);
+	ck_assert_int_eq(probe_check_csv_read(path, &back, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "not a futexsim probe --check table"));
+	/* an unwritable place: nothing written */
+	ck_assert_int_eq(probe_check_csv_write("/nonexistent-dir/t.csv", &t, &e), -1);
+	ck_assert_int_eq(e.status, FS_ERR_OUTPUT);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(check_table_prints)
+{
+	struct probe_check_row rows[2];
+	struct probe_check_table t = { rows, 2, NAN };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	rows[0] = row("1 thread", 1, false, PROBE_BUCKETS_AUTO, 2500000, 2679808, 3000000, "");
+	rows[1] = row("all CPUs (2) -b 2", 2, false, 2, NAN, NAN, 2100000, "not run: no PR_FUTEX_HASH");
+	probe_check_median_abs_error(&t);
+	ck_assert_ptr_nonnull(f);
+	probe_check_print(&t, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "1 thread                      2500000 (2499000-2502500, 3)       2679808    3000000 "
+				   "  +20.0%") &&
+			      strstr(text, "all CPUs (2) -b 2                   - (not run)                        -    2100000"
+					   "        -") &&
+			      strstr(text, "median |error| over 1 scenario: 20.0%") &&
+			      strstr(text, "notes:\n  all CPUs (2) -b 2: not run: no PR_FUTEX_HASH\n"),
+		      "%s", text);
+	free(text);
+}
+END_TEST
+
+/* ---- probe --check: perf ----------------------------------------------------------- */
+
+/* perf bench futex hash's output, written from its documented format
+ * (tools/perf/bench/futex-hash.c: print_summary and the per-thread lines). */
+static const char perf_sample[] =
+	"# Running 'futex/hash' benchmark:\n"
+	"Run summary [PID 4242]: 4 threads, each operating on 1024 [private] futexes for 1 secs.\n"
+	"\n"
+	"[thread  0] futexes: 0x55d0c1a4d2a0 ... 0x55d0c1a4e29c [ 1234001 ops/sec ]\n"
+	"[thread  1] futexes: 0x55d0c1a4e2b0 ... 0x55d0c1a4f2ac [ 1234990 ops/sec ]\n"
+	"[thread  2] futexes: 0x55d0c1a4f2c0 ... 0x55d0c1a502bc [ 1233310 ops/sec ]\n"
+	"[thread  3] futexes: 0x55d0c1a502d0 ... 0x55d0c1a512cc [ 1235967 ops/sec ]\n"
+	"\n"
+	"Averaged 1234567 operations/sec (+- 0.12%), total secs = 1\n";
+
+START_TEST(perf_output_parsed)
+{
+	double avg = 0, pct = 0, secs = 0;
+
+	ck_assert_int_eq(probe_perf_parse(perf_sample, &avg, &pct, &secs), 0);
+	ck_assert(avg == 1234567);
+	ck_assert(pct == 0.12);
+	ck_assert(secs == 1);
+	/* without the standard error (one thread prints +- 0.00%, older perf less) */
+	ck_assert_int_eq(probe_perf_parse("Averaged 99 operations/sec\n", &avg, &pct, &secs), 0);
+	ck_assert(avg == 99 && isnan(pct) && isnan(secs));
+	/* no Averaged line at the start of a line: nothing */
+	ck_assert_int_eq(probe_perf_parse("# Running 'futex/hash' benchmark:\nperf: Averaged 5\n", &avg, &pct, &secs),
+			 -1);
+	ck_assert_int_eq(probe_perf_parse("", &avg, &pct, &secs), -1);
+	ck_assert_int_eq(probe_perf_parse("Averaged lots operations/sec\n", &avg, &pct, &secs), -1);
+}
+END_TEST
+
+/* A fake perf (a shell script) through FUTEXSIM_PERF: found, its -b read from -h,
+ * its Averaged figure taken; a failing one is skipped with its message. */
+START_TEST(perf_found_run_and_refused)
+{
+	char dir[64], good[128], bad[128], sample[128], *out;
+	struct probe_perf p;
+	double avg = 0, pct = 0;
+	char why[320];
+	FILE *f;
+
+	tu_mkdtemp(dir, "futexsim-perf");
+	snprintf(sample, sizeof(sample), "%s/sample.txt", dir);
+	f = fopen(sample, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(perf_sample, f);
+	fclose(f);
+	snprintf(good, sizeof(good), "%s/perf", dir);
+	f = fopen(good, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\n"
+		   "case \"$*\" in *-h*) echo '    -b, --buckets <n>     Specify amount of hash buckets'; exit 129;; esac\n"
+		   "cat '%s'\n",
+		sample);
+	fclose(f);
+	snprintf(bad, sizeof(bad), "%s/perf-bad", dir);
+	f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\necho '# Running '\"'\"'futex/hash'\"'\"' benchmark:'\necho 'perf: futex: not permitted'\nexit 1\n", f);
+	fclose(f);
+	ck_assert_int_eq(tu_shellf(&out, "chmod +x '%s' '%s'", good, bad), 0);
+	free(out);
+
+	setenv("FUTEXSIM_PERF", good, 1);
+	probe_perf_find(&p);
+	ck_assert_msg(p.usable && p.buckets, "%s", p.why);
+	ck_assert_str_eq(p.path, good);
+	ck_assert_int_eq(probe_perf_run(&p, 4, false, 16, &avg, &pct, why, sizeof(why)), 0);
+	ck_assert(avg == 1234567 && pct == 0.12);
+
+	setenv("FUTEXSIM_PERF", bad, 1);
+	probe_perf_find(&p);
+	ck_assert(p.usable && !p.buckets); /* its -h names no --buckets */
+	ck_assert_int_eq(probe_perf_run(&p, 2, false, 16, &avg, &pct, why, sizeof(why)), 1);
+	ck_assert_ptr_nonnull(strstr(why, "has no -b"));
+	ck_assert_int_eq(probe_perf_run(&p, 2, true, PROBE_BUCKETS_AUTO, &avg, &pct, why, sizeof(why)), 1);
+	ck_assert_msg(strstr(why, "exit status 1") && strstr(why, "perf: futex: not permitted"), "%s", why);
+	ck_assert(!p.usable); /* not tried again */
+
+	setenv("FUTEXSIM_PERF", "none", 1);
+	probe_perf_find(&p);
+	ck_assert(!p.usable);
+	ck_assert_ptr_nonnull(strstr(p.why, "FUTEXSIM_PERF=none"));
+	setenv("FUTEXSIM_PERF", "/nonexistent/perf", 1);
+	probe_perf_find(&p);
+	ck_assert(!p.usable);
+	unsetenv("FUTEXSIM_PERF");
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* ---- probe --check: the command ------------------------------------------------- */
+
+/* This machine's file from made-up measurements (the check compares whatever the
+ * file says; only its topology must be this machine's), in dir/here.yaml. */
+static void this_machine_file(const char *dir, char *path, size_t size)
+{
+	struct probe_topology t;
+	struct probe_results r;
+	struct fs_error e = { 0 };
+	char *text;
+
+	read_ok("/", &t);
+	fake_results(&r, &t);
+	text = probe_render(&t, &r, "here", &e);
+	ck_assert_msg(text != NULL, "%s", e.msg);
+	snprintf(path, size, "%s/here.yaml", dir);
+	ck_assert_msg(probe_write(path, text, &t, &e) == 0, "%s", e.msg);
+	free(text);
+	probe_topology_free(&t);
+}
+
+START_TEST(check_cli_usage)
+{
+	char dir[64], path[128], *out;
+	struct probe_topology here, other;
+	struct probe_results r;
+	struct fs_error e = { 0 };
+	char *text;
+
+	ck_assert_int_eq(tu_futexsim("probe --check --topology", &out), 2);
+	ck_assert_msg(strstr(out, "--check runs on this machine"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("probe --machine x.yaml -o y.yaml", &out), 2);
+	ck_assert_msg(strstr(out, "--machine goes with --check"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("probe --check -o -", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("probe --check --machine /nonexistent/m.yaml -o /tmp/futexsim-no.csv", &out), 3);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("probe --check --machine configs/machines/small-1node.yaml -o /nonexistent-dir/t.csv",
+				     &out),
+			 4);
+	free(out);
+
+	/* another machine's file is refused before anything runs */
+	read_ok("/", &here);
+	read_ok(TREE("2node-smt"), &other);
+	if (here.ncpus != other.ncpus) {
+		tu_mkdtemp(dir, "futexsim-check");
+		fake_results(&r, &other);
+		text = probe_render(&other, &r, "other", &e);
+		ck_assert_ptr_nonnull(text);
+		snprintf(path, sizeof(path), "%s/other.yaml", dir);
+		ck_assert_msg(probe_write(path, text, &other, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(tu_shellf(&out, "%s probe --check --machine '%s' -o '%s/t.csv'", tu_bin(), path, dir), 3);
+		ck_assert_msg(strstr(out, "describes 2 node(s) x 2 cores x 2 threads"), "%s", out);
+		ck_assert_uint_eq(files_in(dir), 1);
+		free(out);
+		free(text);
+		tu_rmtree(dir);
+	}
+	probe_topology_free(&here);
+	probe_topology_free(&other);
+}
+END_TEST
+
+/* Runs `command` with prctl(PR_FUTEX_HASH, ...) failing with EINVAL, as on a kernel
+ * before 6.16 (a seccomp filter, no privilege needed). Its exit status and output;
+ * -2 where seccomp filters are not available. */
+static int run_without_futex_hash(const char *command, char **output)
+{
+#if defined(__linux__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&                     \
+	(defined(__x86_64__) || defined(__aarch64__))
+#if defined(__x86_64__)
+	const unsigned arch = AUDIT_ARCH_X86_64;
+#else
+	const unsigned arch = AUDIT_ARCH_AARCH64;
+#endif
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])), /* low half */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 78 /* PR_FUTEX_HASH */, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(filter) / sizeof(filter[0])), filter };
+	char dir[64], log[128], cmd[1024];
+	int status, rc;
+	pid_t pid;
+
+	tu_mkdtemp(dir, "futexsim-seccomp");
+	snprintf(log, sizeof(log), "%s/out", dir);
+	ck_assert_uint_lt((size_t)snprintf(cmd, sizeof(cmd), "{ %s\n} > '%s' 2>&1", command, log), sizeof(cmd));
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(99);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(98);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (rc == 99) {
+		tu_rmtree(dir);
+		return -2;
+	}
+	ck_assert_int_eq(tu_shellf(output, "cat '%s'", log), 0);
+	tu_rmtree(dir);
+	return rc;
+#else
+	(void)command;
+	(void)output;
+	return -2;
+#endif
+}
+
+/* A short real check (no perf), once as it is and once on a kernel without
+ * PR_FUTEX_HASH: a table with every scenario, the hash sizes skipped with the
+ * reason in the second. Skipped (loudly) where pinning is refused. */
+START_TEST(check_runs_on_this_machine)
+{
+	char dir[64], machine[128], csv[128], cmd[512], *out;
+	struct probe_check_table t;
+	struct fs_error e = { 0 };
+	int rc;
+
+	tu_mkdtemp(dir, "futexsim-check");
+	this_machine_file(dir, machine, sizeof(machine));
+	snprintf(csv, sizeof(csv), "%s/table.csv", dir);
+	snprintf(cmd, sizeof(cmd), "FUTEXSIM_PERF=none %s probe --check --machine '%s' --seconds 0.5 -o '%s'", tu_bin(),
+		 machine, csv);
+	rc = tu_shell(cmd, &out);
+	if (rc == 1 && strstr(out, "sched_setaffinity")) {
+		fprintf(stderr, "check_probe: SKIPPED the real check: %s\n", out);
+		free(out);
+		tu_rmtree(dir);
+		return;
+	}
+	ck_assert_msg(rc == 0, "%s", out);
+	ck_assert_msg(strstr(out, "perf SKIPPED: not run: FUTEXSIM_PERF=none") && strstr(out, "median |error| over") &&
+			      strstr(out, "wrote "),
+		      "%s", out);
+	free(out);
+	ck_assert_uint_eq(files_in(dir), 2); /* the machine file and the table */
+	ck_assert_msg(probe_check_csv_read(csv, &t, &e) == 0, "%s", e.msg);
+	ck_assert_uint_ge(t.n, 6);
+	ck_assert(!isnan(t.median_abs_error));
+	for (uint32_t i = 0; i < t.n; i++) {
+		ck_assert_msg(t.rows[i].repeats >= 3 && !isnan(t.rows[i].real) && !isnan(t.rows[i].sim) &&
+				      !isnan(t.rows[i].error_pct) && isnan(t.rows[i].perf),
+			      "%s: %s", t.rows[i].scenario, t.rows[i].note);
+		ck_assert(t.rows[i].real > 0 && t.rows[i].sim > 0);
+	}
+	probe_check_table_free(&t);
+
+	/* the same on a kernel without PR_FUTEX_HASH */
+	rc = run_without_futex_hash(cmd, &out);
+	if (rc == -2) {
+		fprintf(stderr, "check_probe: SKIPPED the kernel without PR_FUTEX_HASH: no seccomp filters here\n");
+		tu_rmtree(dir);
+		return;
+	}
+	ck_assert_msg(rc == 0, "%s", out);
+	ck_assert_msg(strstr(out, "SKIPPING the private hash sizes (-b): this kernel has no PR_FUTEX_HASH"), "%s", out);
+	free(out);
+	ck_assert_msg(probe_check_csv_read(csv, &t, &e) == 0, "%s", e.msg);
+	for (uint32_t i = 0; i < t.n; i++) {
+		const struct probe_check_row *r = &t.rows[i];
+
+		if (r->buckets == PROBE_BUCKETS_AUTO) {
+			ck_assert_msg(r->repeats >= 3 && !isnan(r->real), "%s: %s", r->scenario, r->note);
+			if (!r->shared)
+				ck_assert_msg(strstr(r->note, "unknown (no PR_FUTEX_HASH: the global hash) real"), "%s", r->note);
+		} else {
+			ck_assert_msg(r->repeats == 0 && isnan(r->real) && isnan(r->sim) && isnan(r->error_pct) &&
+					      strstr(r->note, "not run: this kernel has no PR_FUTEX_HASH"),
+				      "%s: %s", r->scenario, r->note);
+		}
+	}
+	probe_check_table_free(&t);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -587,6 +1136,7 @@ static Suite *probe_suite(void)
 	TCase *file = tcase_create("file");
 	TCase *kernel = tcase_create("kernel");
 	TCase *cli = tcase_create("cli");
+	TCase *check = tcase_create("check");
 
 	tcase_add_test(topology, two_nodes_smt_cores_first);
 	tcase_add_test(topology, one_cpu_without_numa);
@@ -603,10 +1153,20 @@ static Suite *probe_suite(void)
 	tcase_add_test(cli, cli_topology_and_usage);
 	tcase_add_test(cli, cli_probes_this_machine);
 	tcase_set_timeout(cli, 60);
+	tcase_add_test(check, check_scenarios_of_one_cpu);
+	tcase_add_test(check, check_scenarios_of_two_cores_two_threads);
+	tcase_add_test(check, check_csv_round_trips);
+	tcase_add_test(check, check_table_prints);
+	tcase_add_test(check, perf_output_parsed);
+	tcase_add_test(check, perf_found_run_and_refused);
+	tcase_add_test(check, check_cli_usage);
+	tcase_add_test(check, check_runs_on_this_machine);
+	tcase_set_timeout(check, 120);
 	suite_add_tcase(s, topology);
 	suite_add_tcase(s, file);
 	suite_add_tcase(s, kernel);
 	suite_add_tcase(s, cli);
+	suite_add_tcase(s, check);
 	return s;
 }
 
