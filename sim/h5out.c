@@ -668,12 +668,37 @@ int h5out_default_path(char *buf, size_t size, const char *scenario, uint64_t se
 	for (unsigned n = 1; n < 1000; n++) {
 		struct stat st;
 
+		/* the pid: two runs started in the same second with the same scenario and
+		 * seed (a sweep) get different names without racing for one */
 		if (n == 1)
-			snprintf(buf, size, "results/%s-%llu-%s.h5", name, (unsigned long long)seed, stamp);
+			snprintf(buf, size, "results/%s-%llu-%s-%ld.h5", name, (unsigned long long)seed, stamp,
+				 (long)getpid());
 		else
-			snprintf(buf, size, "results/%s-%llu-%s-%u.h5", name, (unsigned long long)seed, stamp, n);
+			snprintf(buf, size, "results/%s-%llu-%s-%ld-%u.h5", name, (unsigned long long)seed, stamp,
+				 (long)getpid(), n);
 		if (stat(buf, &st) < 0 && errno == ENOENT)
 			return 0;
 	}
 	return fs_fail(e, FS_ERR_OUTPUT, "cannot find a free name like %s", buf);
+}
+
+int h5out_check_path(const char *path, bool force, const char *const *inputs, struct fs_error *e)
+{
+	struct stat st, in;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode) && !force)
+		return fs_fail(e, FS_ERR_OUTPUT,
+			       "cannot write %s: it is a symbolic link (--force replaces the link, not its target)", path);
+	if (S_ISDIR(st.st_mode))
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is a directory", path);
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is not a regular file (a device, FIFO or socket)",
+			       path);
+	for (size_t i = 0; inputs && inputs[i]; i++)
+		if (stat(inputs[i], &in) == 0 && stat(path, &st) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+			return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: it is an input of the run (%s)", path,
+				       inputs[i]);
+	return 0;
 }

@@ -18,6 +18,7 @@
 #define FUTEXSIM_H5OUT_H
 
 #include <hdf5.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -65,5 +66,12 @@ void h5out_abort(struct h5out *o);
  * name other than [A-Za-z0-9._-] become '_'. */
 int h5out_default_path(char *buf, size_t size, const char *scenario, uint64_t seed, time_t now,
 		       struct fs_error *e);
+
+/* Whether `path` may receive a result file: a new name, or an existing regular
+ * file that is none of the run's `inputs` (NULL-terminated; the same file under
+ * any name). Devices, FIFOs, sockets and directories are refused always, a
+ * symbolic link unless `force` (then the link itself is replaced, not its
+ * target). FS_ERR_OUTPUT with the reason otherwise. */
+int h5out_check_path(const char *path, bool force, const char *const *inputs, struct fs_error *e);
 
 #endif

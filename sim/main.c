@@ -100,7 +100,10 @@ static const char usage_run[] =
 	"  --seed N         same as --set run.seed=N (all random choices derive from it)\n"
 	"  --per-thread     print perf's per-thread lines (also output.per_thread: true)\n"
 	"  -o FILE.h5, --output FILE.h5\n"
-	"                   write the result file to FILE.h5 (replaced if it exists)\n"
+	"                   write the result file to FILE.h5: a new name, or a regular file it\n"
+	"                   replaces (never a device, FIFO, directory or the scenario itself;\n"
+	"                   a symbolic link only with --force, which replaces the link)\n"
+	"  --force          let -o replace a symbolic link\n"
 	"  --no-output, -o -  write no result file\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -194,6 +197,7 @@ struct run_args {
 	int per_thread;
 	const char *output;   /* -o FILE; NULL: the default name */
 	int no_output;
+	bool force;           /* --force: -o may replace a symbolic link */
 };
 
 static int parse_run_args(int argc, char **argv, struct run_args *a)
@@ -227,14 +231,17 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->per_thread = 1;
 		} else if (!strcmp(arg, "-o") || is_option(arg, "--output")) {
 			v = option_value(argc, argv, &i, "--output");
-			if (!v || !*v) {
-				fprintf(stderr, "futexsim run: %s needs a file name (or - for none)\n", arg);
+			if (!v || !*v || (v[0] == '-' && v[1])) {
+				fprintf(stderr, "futexsim run: %s needs a file name (or - for none)%s%s\n", arg,
+					v && *v ? ", got the option " : "", v && *v ? v : "");
 				return FS_ERR_USAGE;
 			}
 			a->output = v;
 			a->no_output = !strcmp(v, "-");
 		} else if (!strcmp(arg, "--no-output")) {
 			a->no_output = 1;
+		} else if (!strcmp(arg, "--force")) {
+			a->force = true;
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
 			return FS_ERR_USAGE;
@@ -290,6 +297,12 @@ static int cmd_run(int argc, char **argv)
 		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
 						&err) == 0)
 			path = default_path;
+		if (path && a.output) {
+			const char *const inputs[] = { a.path, NULL };
+
+			if (h5out_check_path(path, a.force, inputs, &err) < 0)
+				path = NULL;
+		}
 		if (!path || h5out_open(&out, path, &sc, &s.series, &origin, &err) < 0) {
 			status = FS_ERR_OUTPUT;
 			goto out;

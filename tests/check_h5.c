@@ -827,9 +827,82 @@ START_TEST(test_default_name_and_no_output)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' run '%s' --seed 42 --set run.duration=50us > /dev/null 2>&1 && ls results",
 		 dir, tu_bin(), scenario);
 	ck_assert_int_eq(tu_shell(cmd, &out), 0);
-	ck_assert_int_eq(regcomp(&re, "^quickstart-42-20[0-9]{6}T[0-9]{6}Z\\.h5\n$", REG_EXTENDED | REG_NOSUB), 0);
+	ck_assert_int_eq(regcomp(&re, "^quickstart-42-20[0-9]{6}T[0-9]{6}Z-[0-9]+\\.h5\n$", REG_EXTENDED | REG_NOSUB), 0);
 	ck_assert_msg(regexec(&re, out, 0, NULL, 0) == 0, "%s", out);
 	regfree(&re);
+	free(out);
+	free(scenario);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* -o writes only to a new name or a regular file (issue 18, cases 4, 5, 11): a
+ * device, a FIFO, a directory, the scenario itself and (without --force) a
+ * symbolic link are refused with exit 4, the thing at the path left as it was;
+ * an option where the name belongs is a usage error and creates nothing; two
+ * runs started together with the same scenario and seed get two default names. */
+START_TEST(test_output_paths_refused)
+{
+	char dir[64], *out, cmd[4096], path[512], *scenario = realpath("scenarios/quickstart.yaml", NULL);
+	struct stat st;
+
+	ck_assert_ptr_nonnull(scenario);
+	tu_mkdtemp(dir, "futexsim-h5");
+	snprintf(cmd, sizeof(cmd), "run '%s' --set run.duration=20us -o /dev/null", scenario);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "/dev/null: it is not a regular file"), "%s", out);
+	free(out);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "run '%s' --set run.duration=20us -o '%s'", scenario, path);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "it is not a regular file"), "%s", out);
+	free(out);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/s.yaml' && cd '%s' && '%s' run s.yaml --set run.duration=20us -o ./s.yaml",
+		 scenario, dir, dir, tu_bin());
+	ck_assert_int_eq(tu_shell(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "it is an input of the run"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "cmp '%s' '%s/s.yaml'", scenario, dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0); /* the scenario untouched */
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "echo keep > '%s/target' && ln -s '%s/target' '%s/link.h5' && "
+		 "'%s' run '%s' --set run.duration=20us -o '%s/link.h5'",
+		 dir, dir, dir, tu_bin(), scenario, dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "it is a symbolic link"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' run '%s' --set run.duration=20us -o '%s/link.h5' --force > /dev/null && "
+		 "test -f '%s/link.h5' && ! test -L '%s/link.h5' && test \"$(cat '%s/target')\" = keep",
+		 tu_bin(), scenario, dir, dir, dir, dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0); /* --force: the link replaced, its target untouched */
+	free(out);
+	/* a link to an input stays refused, --force or not */
+	snprintf(cmd, sizeof(cmd), "ln -s '%s' '%s/in.h5' && '%s' run '%s' --set run.duration=20us -o '%s/in.h5' --force",
+		 scenario, dir, tu_bin(), scenario, dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "it is an input of the run"), "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' run '%s' --set run.duration=20us -o --per-thread; echo \"rc=$?\"; ls",
+		 dir, tu_bin(), scenario);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0);
+	ck_assert_msg(strstr(out, "rc=2") && strstr(out, "got the option --per-thread") && !strstr(out, "\n--per-thread"),
+		      "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf results && ('%s' run '%s' --set run.duration=20us > /dev/null 2>&1 & "
+		 "'%s' run '%s' --set run.duration=20us > /dev/null 2>&1; wait) && ls results | wc -l",
+		 dir, tu_bin(), scenario, tu_bin(), scenario);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0);
+	ck_assert_msg(atoi(out) == 2, "two runs, %s result files", out);
 	free(out);
 	free(scenario);
 	tu_rmtree(dir);
@@ -969,6 +1042,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_sums_and_figures);
 	tcase_add_test(tc, test_same_seed_same_datasets);
 	tcase_add_test(tc, test_h5dump_and_h5py_read_it);
+	tcase_add_test(tc, test_output_paths_refused);
 	tcase_add_loop_test(tc, test_show_refuses_hostile_shapes, 0, sizeof(hostile) / sizeof(hostile[0]));
 	tcase_add_test(tc, test_show_prints_the_run_summary);
 	tcase_add_test(tc, test_show_scenario_reruns);
