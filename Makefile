@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # futexsim: a discrete-event simulator of Linux futex hashing on NUMA machines.
 #
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
@@ -10,14 +11,31 @@
 #   make sweep-demo  the E5-2650 bucket sweep, simulated and plotted against the published one
 #   make same-results [REF=rev]  this build's results bit-identical to REF's (default HEAD)
 #   make         build bin/futexsim and the analysis tools (bin/futexsim-*)
+#   make install [PREFIX=/usr/local] [DESTDIR=]  install them, the configs, scenarios
+#                and plotting tools under PREFIX; make uninstall removes them
 #
-# Variables: CC (gcc or clang), OPT (optimisation flags), SANITIZE (e.g.
-# -fsanitize=address,undefined), SCENARIO (for `make run`), V=1 (show commands),
-# PYTHON (the python3 with h5py and matplotlib, for validate, plot and sweep-demo).
+# Variables (GNU conventions: set on the command line or in the environment):
+#   CC (default gcc; clang works), CFLAGS (default: $(OPT) -g and the warnings),
+#   CPPFLAGS, LDFLAGS, OPT (optimisation flags inside the default CFLAGS), WERROR=1
+#   (warnings are errors; check and sanitize set it), SANITIZE (e.g.
+#   -fsanitize=address,undefined), SCENARIO (for `make run`), V=1 (show commands),
+#   PYTHON (the python3 with h5py and matplotlib, for validate, plot and sweep-demo),
+#   PREFIX, DESTDIR (for `make install` and `make uninstall`).
+# The flags the build needs (-std=c11, -I., the defines, dependency files) are in
+# FUTEXSIM_CPPFLAGS and FUTEXSIM_CFLAGS, which CFLAGS and CPPFLAGS do not replace.
 
+# make's built-in default for CC is cc, which makes `CC ?= gcc` a no-op.
+ifeq ($(origin CC),default)
+CC       := gcc
+endif
 CC       ?= gcc
 OPT      ?= -O2
 SANITIZE ?=
+WERROR   ?=
+WARN_CFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes
+CFLAGS   ?= $(OPT) -g $(WARN_CFLAGS)
+CPPFLAGS ?=
+LDFLAGS  ?=
 PKGS     := gsl yaml-0.1 hdf5 check
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 # hdf5-tools (h5dump) and python3-h5py are for the tests that read result files.
@@ -27,32 +45,34 @@ DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf hdf5-tools python3-
 DEB_PKGS += parallel openssh-client openssh-server rsync python3-numpy python3-matplotlib
 
 VERSION  := 0.1.0
-GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
-CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-            -DFUTEXSIM_VERSION='"$(VERSION)"' -DFUTEXSIM_GIT_REV='"$(GIT_REV)"' \
+# Required: not for the user to override (CFLAGS and CPPFLAGS come after them).
+FUTEXSIM_CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+            -DFUTEXSIM_VERSION='"$(VERSION)"' \
             -DFUTEXSIM_CONFIG_DIR='"$(CURDIR)/configs"' \
-            -I. $(SANITIZE) $(if $(SANITIZE),-DFUTEXSIM_DEBUG)
-# FUTEXSIM_DEBUG (sanitized builds): model invariants such as mutual exclusion
-# abort the run when violated, instead of only being counted.
+            $(if $(SANITIZE),-DFUTEXSIM_DEBUG)
+FUTEXSIM_CFLAGS = -std=c11 $(SANITIZE) $(if $(filter-out 0,$(WERROR)),-Werror)
+FUTEXSIM_LDFLAGS = $(SANITIZE)
+# All of a compile line's flags but the dependency ones.
+ALL_CFLAGS = $(FUTEXSIM_CPPFLAGS) $(CPPFLAGS) $(FUTEXSIM_CFLAGS) $(CFLAGS)
 DEP_CFLAGS = $(shell pkg-config --cflags gsl yaml-0.1 hdf5 2>/dev/null)
 # hdf5_hl (H5DOappend) has no .pc file of its own: it sits beside libhdf5.
 DEP_LIBS   = $(shell pkg-config --libs-only-L hdf5 2>/dev/null) -lhdf5_hl \
              $(shell pkg-config --libs gsl yaml-0.1 hdf5 2>/dev/null) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
-LDFLAGS  += $(SANITIZE)
 
 BUILD    := build
 LIB_SRCS := $(sort $(wildcard sim/core/*.c models/*.c sim/*.c))
 LIB_SRCS := $(filter-out sim/main.c,$(LIB_SRCS))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o
 LIB      := $(BUILD)/libfutexsim.a
 BIN      := bin/futexsim
 # analysis tools: analysis/NAME.c -> bin/futexsim-NAME, sharing analysis/points.c
+# (beside BIN: the sanitized build's are build-san/bin/futexsim-NAME)
 TOOL_SRCS := analysis/validate.c analysis/calibrate.c analysis/claims.c
-TOOLS    := $(TOOL_SRCS:analysis/%.c=bin/futexsim-%)
+TOOL_DIR := $(dir $(BIN))
+TOOLS    := $(TOOL_SRCS:analysis/%.c=$(TOOL_DIR)futexsim-%)
 TOOL_LIB_OBJS := $(BUILD)/analysis/points.o $(BUILD)/analysis/claimset.o
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -89,7 +109,25 @@ Q := $(if $(V),,@)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+
+# The exact revision (`git describe --always --dirty --abbrev=12`, "unknown" outside
+# git) for --version and the result files' provenance: regenerated by every make,
+# rewritten only when it changed, so a commit or an edit rebuilds one object and
+# relinks, and nothing otherwise.
+REVISION_C := $(BUILD)/gen/revision.c
+.PHONY: FORCE
+FORCE:
+$(REVISION_C): FORCE
+	@mkdir -p $(dir $@)
+	$(Q)rev=$$( { [ -e .git ] && git describe --always --dirty --abbrev=12; } 2>/dev/null || echo unknown); \
+	printf '%s\n' '/* SPDX-License-Identifier: MIT */' '/* generated by the Makefile: the revision built */' '#include "sim/revision.h"' \
+	  "const char futexsim_git_rev[] = \"$$rev\";" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+$(BUILD)/gen/revision.o: $(REVISION_C)
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -98,17 +136,18 @@ $(LIB): $(LIB_OBJS)
 $(BIN): $(BUILD)/sim/main.o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
-bin/futexsim-%: $(BUILD)/analysis/%.o $(TOOL_LIB_OBJS) $(LIB)
+$(TOOL_DIR)futexsim-%: $(BUILD)/analysis/%.o $(TOOL_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TEST_HELPERS) $(TOOL_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC+LD   $@")
-	$(Q)$(CC) $(CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(TOOL_LIB_OBJS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(TEST_HELPERS) $(TOOL_LIB_OBJS) $(LIB) \
+	  $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -118,12 +157,14 @@ run: deps
 # tests/layers.sh checks the include lines against the layers (docs/architecture.md);
 # tests/config_sources.py that every constant of a machine or kernel config names its source.
 check: deps
-	@$(MAKE) --no-print-directory $(BIN) $(TEST_BINS)
+	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
 	@failed=0; \
 	echo "== tests/layers.sh"; \
 	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
 	echo "== tests/config_sources.py"; \
 	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
+	echo "== tests/install.sh"; \
+	MAKE="$(MAKE)" sh tests/install.sh || failed=1; \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \
@@ -218,11 +259,13 @@ FUZZ_BIN     := build-fuzz/fuzz_scenario
 FUZZ_FLAGS   := -timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict=tests/fuzz/scenario.dict
 SAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 .PHONY: fuzz fuzz-merge sanitize
-$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(wildcard sim/*.h sim/core/*.h models/*.h)
+# Its own flags (clang's, whatever CC and CFLAGS are), warnings as errors.
+$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h models/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@"
-	$(Q)clang $(filter-out $(OPT) $(SANITIZE),$(CFLAGS)) -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(DEP_LIBS)
+	$(Q)clang $(FUTEXSIM_CPPFLAGS) -std=c11 -g $(WARN_CFLAGS) -Werror -O1 -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(REVISION_C) \
+	  $(DEP_LIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
@@ -241,7 +284,7 @@ fuzz-merge: deps
 sanitize: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=valgrind
 	@$(MAKE) --no-print-directory BUILD=build-san BIN=build-san/bin/futexsim OPT=-O1 \
-	  SANITIZE="$(SAN_FLAGS)" check
+	  SANITIZE="$(SAN_FLAGS)" WERROR=1 check
 	@$(MAKE) --no-print-directory $(BIN)
 	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	  $(BIN) run scenarios/quickstart.yaml --set run.duration=100us --set run.warmup=20us \
@@ -275,6 +318,38 @@ host-check: deps
 	$(BIN) probe --seconds $(PROBE_SECONDS) -o $(HOST_MACHINE)
 	$(PYTHON) tests/config_sources.py $(HOST_MACHINE)
 	$(BIN) probe --check --machine $(HOST_MACHINE) --seconds $(CHECK_SECONDS) -o $(HOST_CHECK)
+
+# Install (GNU conventions: PREFIX, DESTDIR for staging). The installed futexsim finds
+# its presets in PREFIX/share/futexsim/configs, beside its own PREFIX/bin (it looks
+# there through /proc/self/exe, so a staged or moved tree works too).
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+INSTALL  ?= install
+bindir   := $(PREFIX)/bin
+pkgdatadir := $(PREFIX)/share/futexsim
+docdir   := $(PREFIX)/share/doc/futexsim
+# analysis/collect and analysis/plot with the modules they import, run through
+# bin/futexsim-collect and bin/futexsim-plot (links: python finds the modules beside them)
+PY_TOOLS := collect plot
+PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py
+.PHONY: install uninstall
+install: $(BIN) $(TOOLS)
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkgdatadir)/configs/machines \
+	  $(DESTDIR)$(pkgdatadir)/configs/kernels $(DESTDIR)$(pkgdatadir)/analysis $(DESTDIR)$(docdir)
+	$(INSTALL) -m 755 $(BIN) $(TOOLS) $(DESTDIR)$(bindir)/
+	$(INSTALL) -m 644 configs/machines/*.yaml $(DESTDIR)$(pkgdatadir)/configs/machines/
+	$(INSTALL) -m 644 configs/kernels/*.yaml $(DESTDIR)$(pkgdatadir)/configs/kernels/
+	rm -rf $(DESTDIR)$(pkgdatadir)/scenarios
+	cp -R scenarios $(DESTDIR)$(pkgdatadir)/scenarios
+	$(INSTALL) -m 755 $(PY_TOOLS:%=analysis/%) $(DESTDIR)$(pkgdatadir)/analysis/
+	$(INSTALL) -m 644 $(PY_MODULES) $(DESTDIR)$(pkgdatadir)/analysis/
+	for t in $(PY_TOOLS); do ln -sf ../share/futexsim/analysis/$$t $(DESTDIR)$(bindir)/futexsim-$$t; done
+	$(INSTALL) -m 644 README.md LICENSE $(DESTDIR)$(docdir)/
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/futexsim $(TOOLS:$(TOOL_DIR)%=$(DESTDIR)$(bindir)/%) \
+	  $(PY_TOOLS:%=$(DESTDIR)$(bindir)/futexsim-%)
+	rm -rf $(DESTDIR)$(pkgdatadir) $(DESTDIR)$(docdir)
 
 clean:
 	rm -rf $(BUILD) bin build-san build-fuzz build-ref

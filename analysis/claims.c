@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim-claims: checks the claims of the seed threads in simulation and prints
  * one line per claim: holds / does not hold, with the figures (analysis/claimset.c). */
 #include <stdio.h>

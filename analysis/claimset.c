@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "analysis/claimset.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The claims of the seed threads, each checked in simulation.
  *
  * A claim is a statement from the LKML threads and commits futexsim grew from

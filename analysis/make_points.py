@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Turns the published tables in analysis/data/ into analysis/validation-points.tsv.
 
 One row per published number: the table it comes from, the curve (series) and x value

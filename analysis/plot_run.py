@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The figures of one futexsim result file (analysis/plot run).
 
 throughput: each thread's ops/s per output.interval over the measured window

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The figure of a collected sweep (analysis/plot sweep): a figure column against the
 swept parameter, one line per variant (every other parameter that varies), the mean
 over seeds with error bars of one standard deviation when several seeds ran, and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Plots published vs simulated figures from futexsim-validate's points.csv.
 
 usage: plot_validation.py DIR   (reads DIR/points.csv, writes DIR/validation.png)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reading futexsim result files and sweep tables, and writing files atomically.
 
 Shared by analysis/collect and analysis/plot (docs/results-format.md, docs/sweeps.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim-validate: simulates every published point (analysis/validation-points.tsv)
  * and reports the fit: per table, published vs simulated with the error, the median
  * and maximum absolute error, the knee of each bucket sweep, and the orderings the
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/points.h"
+#include "sim/revision.h"
 
 #define MAX_ARGS 64
 
@@ -266,7 +268,7 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < nsets && p.v[i].nsets < POINT_MAX_SETS; k++)
 				p.v[i].sets[p.v[i].nsets++] = strdup(sets[k]);
 		snprintf(header, sizeof(header), "# Written by bin/futexsim-validate --save (futexsim %s, git %s) from %s\n",
-			 FUTEXSIM_VERSION, FUTEXSIM_GIT_REV, points_file);
+			 FUTEXSIM_VERSION, futexsim_git_rev, points_file);
 		if (points_save(&p, save, header, &e) < 0) {
 			fprintf(stderr, "futexsim-validate: %s\n", e.msg);
 			return 4;

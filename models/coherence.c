@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/coherence.h"
 
 #include "sim/core/bytes.h"

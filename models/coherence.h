@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cache lines and their coherence: who holds each line, what moving it costs,
  * and the queue of requests waiting for it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/distribution.h"
 
 #include <gsl/gsl_randist.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random durations named in YAML (critical sections, think times), drawn with GSL.
  *
  * A distribution is a duration (fixed) or a map {dist: fixed|exponential|uniform|

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futex keys as the kernel builds them on x86_64 (64-bit layout since 5.6).
  *
  * A key is {ptr, word, offset}: ptr = the mm (private and mm-shared keys) or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's futex path as a program of micro-operations.
  *
  * A kernel design lists the steps of each futex operation by name (YAML

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/futex_queue.h"
 
 #include "models/task_access.h"

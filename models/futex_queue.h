@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futex queues: the waiters hashed to each bucket, as chains of tasks, and
  * what futex ops do to them: the waiters count, queueing a waiter, waking
  * waiters and requeueing them to another bucket by walking a chain.

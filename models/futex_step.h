@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The vocabulary of the kernel's futex path: the steps a kernel design lists
  * for each futex operation (YAML `path.wait_eagain: [syscall, get_key, ...]`),
  * the operations, and the paths of 6.x kernels a design need not spell out.

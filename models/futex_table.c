@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/futex_table.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The futex hash tables of a kernel design, placed in memory.
  *
  * Global tables: one (3.14-6.15 style, optionally interleaved over nodes) or one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hash functions for futex tables: the primitives (lookup3, multiplicative hashes,
  * xxHash, CRCs, SipHash) written from their published algorithm descriptions, and
  * the table of named key hashes the simulator selects from YAML.

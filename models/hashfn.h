@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hash functions a futex table can use, selected by name from YAML.
  *
  * A table hashes a key (models/futex_key.h) to a 32-bit value with `hash`, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/kernel.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A kernel design: the futex hash tables, their sizes, hash functions, bucket
  * and object layouts, reference counting, the costs of the futex path's local
  * work, and the path itself as an ordered list of steps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine model: reads a machine YAML (docs/machine.md) and precomputes the
  * per-CPU topology and per-pair costs the simulator looks up on its hot path. */
 #include "models/machine.h"

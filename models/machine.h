@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine: NUMA nodes, cores, SMT threads, Linux CPU numbering, and what
  * moving a cache line or doing work costs between any two CPUs.
  *

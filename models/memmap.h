@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulated address space: where kernel and user objects live, which node's
  * memory backs each address, and which cache line (models/coherence.h) each
  * object's fields fall on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/procset.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A workload's processes and threads: which tasks belong to which process, the
  * CPUs they run on, thread creation, and the private-hash resizes it causes.
  *

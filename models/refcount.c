@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/refcount.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a futex op keeps the process-private hash alive while it uses it.
  *
  * A mode is data plus two emitters that add the get and the put to an op's

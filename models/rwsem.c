@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/rwsem.h"
 
 #include <stdlib.h>

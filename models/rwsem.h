@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader-writer semaphores (the mm's mmap_sem), as state the task executor drives.
  *
  * Every down/up is an atomic on the semaphore's count, so on its cache line (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/spinlock.h"
 
 #include "sim/core/bytes.h"

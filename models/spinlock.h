@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queued spinlocks (the kernel's qspinlock, kernel/locking/qspinlock.c), as
  * state the task executor drives.
  *

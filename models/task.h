@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulated tasks (threads pinned to CPUs) and the interpreter of their programs.
  *
  * Words: a *program* is the list of micro-operations (models/futex_path.h) a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hot helpers of the task executor, inline so that the interpreter
  * (models/task.c) and the protocols (task_lock.c, futex_queue.c) lose no speed:
  * resolving a micro-op's line or lock from the task's op target, local work

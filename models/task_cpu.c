@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/task_cpu.h"
 
 #include "models/task_lock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPUs and their run queues: which task runs on each CPU, who waits for it.
  *
  * A CPU runs one task at a time; the others wait in its FIFO run queue. The

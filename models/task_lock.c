@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/task_lock.h"
 
 #include "models/task_access.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lock protocols a task runs: the bucket's queued spinlock and the mm's
  * rw semaphore, as accesses to their lines plus the lock models' bookkeeping
  * (models/spinlock.h, models/rwsem.h).

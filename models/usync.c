@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/usync.h"
 
 #include <gsl/gsl_histogram.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* User-space synchronisation on futexes as glibc builds it: a mutex (lowlevellock)
  * and a condition variable, run by simulated tasks as sequences of small programs.
  *

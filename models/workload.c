@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/workload.h"
 
 #include <stdio.h>

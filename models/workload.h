@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workloads: what the simulated threads do, selected by `workload.type`.
  *
  * A workload type parses its YAML section into parameters, says how many tasks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads coordinating through a glibc mutex and condition variables
  * (models/usync.h): a barrier or a bounded producer/consumer queue.
  *

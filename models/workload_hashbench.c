@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/workload_hashbench.h"
 
 #include <stdlib.h>

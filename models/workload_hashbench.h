@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `perf bench futex hash` (tools/perf/bench/futex-hash.c), simulated.
  *
  * T threads of one process, thread i pinned to the i-th CPU of a CPU list. Each

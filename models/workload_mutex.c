@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "models/workload_mutex.h"
 
 #include <gsl/gsl_randist.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads taking and releasing glibc mutexes (models/usync.h).
  *
  * Each thread loops: think (a duration drawn from `think`), pick a mutex, lock it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a workload sees of a built simulation: the models it drives, nothing of
  * the run around them (no scenario, results, time series or output).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/estimate.h"
 
 #include <stdarg.h>

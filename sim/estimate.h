@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a scenario will cost before it is built: host memory and engine events.
  *
  * sim_build() refuses a scenario whose estimate exceeds run.max_memory or

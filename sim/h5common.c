@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/h5common.h"
 
 #include "sim/results.h"

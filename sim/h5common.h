@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the result file's writer (sim/h5out.h) and reader (sim/h5read.h) share:
  * HDF5's error text, string types, and the names fixed by the format
  * (docs/results-format.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/h5out.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <yaml.h>
 
 #include "sim/h5common.h"
+#include "sim/revision.h"
 
 /* Datasets of more bytes than this are chunked, shuffled and deflated;
  * smaller ones are contiguous (a chunk index would outweigh the gain). */
@@ -244,7 +246,7 @@ static int write_provenance(struct h5out *o, const struct scenario *sc, const st
 		goto out;
 	}
 	if (g < 0 || attr_str(g, "futexsim_version", FUTEXSIM_VERSION) < 0 ||
-	    attr_str(g, "git_revision", FUTEXSIM_GIT_REV) < 0 || attr_str(g, "gsl_version", gsl_version) < 0 ||
+	    attr_str(g, "git_revision", futexsim_git_rev) < 0 || attr_str(g, "gsl_version", gsl_version) < 0 ||
 	    attr_str(g, "hdf5_version", version) < 0 ||
 	    attr_str(g, "libyaml_version", yaml_get_version_string()) < 0 || attr_u64(g, "seed", sc->seed) < 0 ||
 	    attr_str(g, "start_time_utc", started) < 0 || attr_str(g, "scenario_path", sc->path) < 0) {

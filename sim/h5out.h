@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The result file of a run: one HDF5 file that holds everything needed to plot
  * and to reproduce the run (layout: docs/results-format.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/h5read.h"
 
 #include <hdf5.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a result file back (docs/results-format.md) for `futexsim show`: the
  * figures go into the same struct results a run fills, so the summary prints
  * exactly as the run printed it.

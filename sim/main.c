@@ -1,21 +1,29 @@
+/* SPDX-License-Identifier: MIT */
 /* bin/futexsim: the command line. Parses arguments, loads the scenario, runs it,
  * prints the summary and writes the result file; shows result files; the only
  * place that prints errors, picks exit codes and handles signals. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "models/hashfn.h"
+#include "models/refcount.h"
+#include "models/workload.h"
 #include "sim/core/error.h"
+#include "sim/core/yamltree.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
 #include "sim/probe.h"
 #include "sim/results.h"
+#include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
 #define MAX_SETS 256
+#define MAX_CONFIG_DIRS 16
 
 /* Set by SIGINT and SIGTERM; the engine reads it between events (sim/core/engine.h)
  * and the run then ends with what it has. The program's one piece of global
@@ -51,6 +59,8 @@ static const char usage_main[] =
 	"  run SCENARIO.yaml [OPTIONS]   simulate a scenario, print a perf-style summary and\n"
 	"                                write the results to an HDF5 file\n"
 	"  show FILE.h5 [OPTIONS]        print a result file's summary, hottest lines and buckets\n"
+	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
+	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
 	"  help [COMMAND]                show help\n"
@@ -63,12 +73,14 @@ static const char usage_main[] =
 	"--set or a result file; YAML messages start with FILE:LINE:COL), 4 output could\n"
 	"not be written, 5 scenario refused (resource limit), 130 interrupted.\n"
 	"\n"
-	"Presets are read from %s (set FUTEXSIM_CONFIGS to use another directory).\n"
+	"Machine and kernel presets are found by name in the directories of run --config-dir,\n"
+	"then of $FUTEXSIM_PATH (colon-separated; each holds machines/ and kernels/), then\n"
+	"in %s (FUTEXSIM_CONFIGS replaces this one).\n"
 	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n";
 
 static const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
-	"                    [-o FILE.h5 | --no-output]\n"
+	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
@@ -99,6 +111,10 @@ static const char usage_run[] =
 	"                   {preset: linux-6.18, ...} with the field overridden.\n"
 	"  --seed N         same as --set run.seed=N (all random choices derive from it)\n"
 	"  --per-thread     print perf's per-thread lines (also output.per_thread: true)\n"
+	"  --config-dir DIR look for machine and kernel presets by name in DIR/machines/ and\n"
+	"                   DIR/kernels/ first (repeatable, searched in order), then in the\n"
+	"                   directories of $FUTEXSIM_PATH, then in the default one\n"
+	"                   (futexsim --help); an unknown name lists every directory tried\n"
 	"  -o FILE.h5, --output FILE.h5\n"
 	"                   write the result file to FILE.h5: a new name, or a regular file it\n"
 	"                   replaces (never a device, FIFO, directory or the scenario itself;\n"
@@ -111,6 +127,21 @@ static const char usage_run[] =
 	"mutex or condvar), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
 	"output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
+
+static const char usage_list[] =
+	"usage: futexsim list machines|kernels|workloads|hashes|refcounts\n"
+	"\n"
+	"Prints one line each: the name a scenario uses and what it is.\n"
+	"  machines   machine presets (machine: NAME), from their description: key, in the\n"
+	"             preset directories (futexsim --help); a name found in more than one\n"
+	"             lists the one that is used\n"
+	"  kernels    kernel design presets (kernel: NAME), likewise\n"
+	"  workloads  workload types (workload.type)\n"
+	"  hashes     hash functions (kernel.global_hash.hash, kernel.private_hash.hash)\n"
+	"  refcounts  private hash reference counting modes (kernel.private_hash.refcount)\n"
+	"Options:\n"
+	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
+	"  -h, --help        show this help\n";
 
 static const char usage_show[] =
 	"usage: futexsim show FILE.h5 [--per-thread] [--top N] [--csv | --scenario]\n"
@@ -198,7 +229,27 @@ struct run_args {
 	const char *output;   /* -o FILE; NULL: the default name */
 	int no_output;
 	bool force;           /* --force: -o may replace a symbolic link */
+	const char *config_dirs[MAX_CONFIG_DIRS + 1]; /* --config-dir, NULL-terminated */
+	size_t nconfig_dirs;
 };
+
+/* --config-dir DIR (or =DIR) into dirs; -1 after printing the error. */
+static int add_config_dir(const char *cmd, int argc, char **argv, int *i, const char **dirs, size_t *n)
+{
+	const char *v = option_value(argc, argv, i, "--config-dir");
+
+	if (!v || !*v || (v[0] == '-' && v[1])) {
+		fprintf(stderr, "futexsim %s: --config-dir needs a directory\n", cmd);
+		return -1;
+	}
+	if (*n == MAX_CONFIG_DIRS) {
+		fprintf(stderr, "futexsim %s: more than %d --config-dir options\n", cmd, MAX_CONFIG_DIRS);
+		return -1;
+	}
+	dirs[(*n)++] = v;
+	dirs[*n] = NULL;
+	return 0;
+}
 
 static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
@@ -229,6 +280,9 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->sets[a->nsets++] = v;
 		} else if (!strcmp(arg, "--per-thread")) {
 			a->per_thread = 1;
+		} else if (is_option(arg, "--config-dir")) {
+			if (add_config_dir("run", argc, argv, &i, a->config_dirs, &a->nconfig_dirs) < 0)
+				return FS_ERR_USAGE;
 		} else if (!strcmp(arg, "-o") || is_option(arg, "--output")) {
 			v = option_value(argc, argv, &i, "--output");
 			if (!v || !*v || (v[0] == '-' && v[1])) {
@@ -282,7 +336,7 @@ static int cmd_run(int argc, char **argv)
 		return rc < 0 ? FS_OK : rc;
 	writing = !a.no_output;
 	install_signal_handlers();
-	if (scenario_load(&sc, a.path, a.sets, a.nsets, &err) < 0) {
+	if (scenario_load_dirs(&sc, a.path, a.sets, a.nsets, a.config_dirs, &err) < 0) {
 		fprintf(stderr, "futexsim: %s\n", err.msg);
 		scenario_free(&sc);
 		return err.status ? err.status : FS_ERR_INPUT;
@@ -426,6 +480,140 @@ static int cmd_show(int argc, char **argv)
 	return FS_OK;
 }
 
+static int cmp_preset(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The presets of KIND/ in every directory of the search path (the first of a name
+ * wins, as in scenario_load), sorted, each with its description: key. */
+static int list_presets(const char *kind_dir, const char *const *extra)
+{
+	struct config_path cp;
+	char *names[1024];
+	const char *dirs[1024];
+	size_t n = 0;
+	int status = FS_OK;
+
+	scenario_config_path(&cp, extra);
+	for (size_t d = 0; d < cp.n; d++) {
+		char dir[4096];
+		struct dirent *ent;
+		DIR *dh;
+
+		snprintf(dir, sizeof(dir), "%s/%s", cp.dirs[d], kind_dir);
+		if (!(dh = opendir(dir)))
+			continue;
+		while ((ent = readdir(dh)) && n < 1024) {
+			size_t len = strlen(ent->d_name), seen = 0;
+
+			if (len <= 5 || strcmp(ent->d_name + len - 5, ".yaml"))
+				continue;
+			for (size_t i = 0; i < n; i++)
+				seen |= strlen(names[i]) == len - 5 && !strncmp(names[i], ent->d_name, len - 5);
+			if (!seen && (names[n] = strndup(ent->d_name, len - 5)))
+				dirs[n++] = cp.dirs[d];
+		}
+		closedir(dh);
+	}
+	/* sort the names, carrying their directories along */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_preset(&names[j - 1], &names[j]) > 0; j--) {
+			char *t = names[j];
+			const char *td = dirs[j];
+
+			names[j] = names[j - 1], dirs[j] = dirs[j - 1];
+			names[j - 1] = t, dirs[j - 1] = td;
+		}
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+		struct fs_error err = { 0 };
+		struct yt_doc *doc = yt_doc_new();
+		const struct yt_node *tree, *desc = NULL;
+
+		snprintf(path, sizeof(path), "%s/%s/%s.yaml", dirs[i], kind_dir, names[i]);
+		tree = doc ? yt_load_file(doc, path, &err) : NULL;
+		if (tree && tree->kind == YT_MAP)
+			desc = yt_get(tree, "description");
+		if (!tree) {
+			fprintf(stderr, "futexsim: %s\n", doc ? err.msg : "out of memory");
+			status = FS_ERR_INPUT;
+		}
+		printf("%-24s %s\n", names[i],
+		       desc && desc->kind == YT_SCALAR && *desc->scalar ? desc->scalar
+		       : tree						 ? "(no description: a part other presets inherit)"
+									 : "(unreadable)");
+		yt_doc_free(doc);
+		free(names[i]);
+	}
+	if (!n)
+		fprintf(stderr, "futexsim list: no %s presets found (futexsim --help: where presets are found)\n",
+			kind_dir);
+	return status;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	const char *what = NULL, *extra[MAX_CONFIG_DIRS + 1] = { NULL };
+	size_t nextra = 0;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_list, stdout);
+			return FS_OK;
+		} else if (is_option(argv[i], "--config-dir")) {
+			if (add_config_dir("list", argc, argv, &i, extra, &nextra) < 0)
+				return FS_ERR_USAGE;
+		} else if (argv[i][0] == '-' || what) {
+			fprintf(stderr, "futexsim list: %s '%s' (see futexsim list --help)\n",
+				what ? "one list at a time, not also" : "unknown option", argv[i]);
+			return FS_ERR_USAGE;
+		} else {
+			what = argv[i];
+		}
+	}
+	if (!what) {
+		fputs(usage_list, stderr);
+		return FS_ERR_USAGE;
+	}
+	if (!strcmp(what, "machines") || !strcmp(what, "kernels")) {
+		int status = list_presets(what, extra);
+
+		if (fflush(stdout) != 0)
+			return FS_ERR_OUTPUT;
+		return status;
+	}
+	if (!strcmp(what, "workloads")) {
+		const char *names[WORKLOAD_MAX_TYPES + 1];
+
+		workload_names(names);
+		for (size_t i = 0; names[i]; i++)
+			printf("%-24s %s\n", workload_at(i)->name, workload_at(i)->description);
+	} else if (!strcmp(what, "hashes")) {
+		const char *names[HASHFN_MAX + 1];
+
+		hashfn_names(names);
+		for (size_t i = 0; names[i]; i++)
+			printf("%-24s %s\n", hashfn_at(i)->name, hashfn_at(i)->description);
+	} else if (!strcmp(what, "refcounts")) {
+		const char *names[REFCOUNT_MAX_MODES + 1];
+
+		refcount_mode_names(names);
+		for (size_t i = 0; names[i]; i++)
+			printf("%-24s %s\n", refcount_mode_at(i)->name, refcount_mode_at(i)->description);
+	} else {
+		fprintf(stderr,
+			"futexsim list: unknown list '%s' (machines, kernels, workloads, hashes or refcounts)\n",
+			what);
+		return FS_ERR_USAGE;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "futexsim: cannot write to standard output\n");
+		return FS_ERR_OUTPUT;
+	}
+	return FS_OK;
+}
+
 static int cmd_probe(int argc, char **argv)
 {
 	struct fs_error err = { 0 };
@@ -446,28 +634,30 @@ static int cmd_probe(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	char dirbuf[4096];
 
 	if (!cmd) {
-		fprintf(stderr, usage_main, scenario_config_dir());
+		fprintf(stderr, usage_main, scenario_default_config_dir(dirbuf, sizeof(dirbuf)));
 		return FS_ERR_USAGE;
 	}
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc == 2)) {
-		printf(usage_main, scenario_config_dir());
+		printf(usage_main, scenario_default_config_dir(dirbuf, sizeof(dirbuf)));
 		return FS_OK;
 	}
 	if (!strcmp(cmd, "--version")) {
-		printf("futexsim %s (git %s)\n", FUTEXSIM_VERSION, FUTEXSIM_GIT_REV);
+		printf("futexsim %s (git %s)\n", FUTEXSIM_VERSION, futexsim_git_rev);
 		return FS_OK;
 	}
 	if (!strcmp(cmd, "help")) {
 		const char *usage = !strcmp(argv[2], "run")     ? usage_run
 				    : !strcmp(argv[2], "show")  ? usage_show
 				    : !strcmp(argv[2], "probe") ? usage_probe
+				    : !strcmp(argv[2], "list")  ? usage_list
 								: NULL;
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, probe)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, list, probe)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -481,6 +671,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc, argv);
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc, argv);
 	fprintf(stderr, "futexsim: unknown command '%s' (see futexsim --help)\n", cmd);
 	return FS_ERR_USAGE;
 }

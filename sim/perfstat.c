@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/perfstat.h"
 
 #include <gsl/gsl_statistics_double.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf's summary arithmetic (tools/perf/util/stat.c), so our numbers read like perf's.
  *
  * perf bench futex hash reports each thread's ops/sec as an integer, then

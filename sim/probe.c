@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim probe, step 3 and the command: the machine YAML from the topology and
  * the measurements, every constant with its source comment, checked by loading it
  * as the config loader does and written atomically. docs/probe.md. */
@@ -16,6 +17,7 @@
 
 #include "sim/core/yamltree.h"
 #include "sim/perfstat.h"
+#include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -116,7 +118,7 @@ static void header(FILE *f, const struct probe_topology *t, const struct probe_r
 	const char *preset = probe_kernel_preset(t->release);
 
 	fprintf(f, "# Machine file written by `futexsim probe --seconds %g` (futexsim %s, git %s; docs/probe.md)\n",
-		r->budget, FUTEXSIM_VERSION, FUTEXSIM_GIT_REV);
+		r->budget, FUTEXSIM_VERSION, futexsim_git_rev);
 	fprintf(f, "# on %s, %s, after %.1f s of measurements:\n", t->hostname, r->when, r->seconds);
 	fprintf(f, "# %s, kernel %s (nearest kernel preset: %s).\n", t->model, t->release, preset ? preset : "unknown");
 	fprintf(f, "# Topology read from sysfs under %s; costs measured by micro-benchmarks pinned with\n", t->root);

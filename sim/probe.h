@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `futexsim probe`: models the machine it runs on (docs/probe.md).
  *
  * Three steps, each usable alone (the tests drive the first and the last on fake

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim probe, step 2: micro-benchmarks of the machine it runs on, each thread
  * pinned with sched_setaffinity. Every value is the median and spread of repeated
  * trials; the budget (--seconds) sets how many. docs/probe.md says what each one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim probe --check, the real side: futexsim's own copy of perf bench futex
  * hash's loop run on this machine, PR_FUTEX_HASH, and perf itself when it is
  * installed. docs/probe.md says what is compared and how.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* futexsim probe, step 1: the topology of a machine from sysfs and /proc under a
  * root directory, turned into the machine schema's topology (docs/machine.md), or
  * refused when the schema cannot express it. Also the clock, the CPU model, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/results.h"
 
 #include <stdlib.h>

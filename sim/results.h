@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The figures of one run, gathered from the models after sim_run(), and the
  * perf-style summary printed from them. Every view of the models' state (the
  * summary, the result file's tables, `futexsim show`) reads this struct, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/scenario.h"
 
 #include <dirent.h>
@@ -14,13 +15,59 @@
 #define MAX_INHERIT_DEPTH 8
 #define MAX_PRESETS 256
 
-const char *scenario_config_dir(void)
+const char *scenario_default_config_dir(char *buf, size_t len)
 {
 	const char *dir = getenv("FUTEXSIM_CONFIGS");
+	char exe[4096];
+	ssize_t n;
+	struct stat st;
 
-	return dir && *dir ? dir : FUTEXSIM_CONFIG_DIR;
+	if (dir && *dir)
+		return dir;
+	/* installed: PREFIX/bin/futexsim beside PREFIX/share/futexsim/configs */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash && slash - exe >= 4 && !strncmp(slash - 4, "/bin", 4)) {
+			slash[-4] = '\0';
+			if ((size_t)snprintf(buf, len, "%s/share/futexsim/configs", exe) < len && stat(buf, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				return buf;
+		}
+	}
+	return FUTEXSIM_CONFIG_DIR;
 }
 
+void scenario_config_path(struct config_path *p, const char *const *extra)
+{
+	const char *env = getenv("FUTEXSIM_PATH");
+	size_t used = 0;
+
+	p->n = 0;
+	for (size_t i = 0; extra && extra[i] && p->n < SCENARIO_MAX_CONFIG_DIRS - 1; i++)
+		if (*extra[i])
+			p->dirs[p->n++] = extra[i];
+	if (env && strlen(env) < sizeof(p->buf) - 1) {
+		char *part = p->buf;
+
+		memcpy(p->buf, env, strlen(env) + 1);
+		used = strlen(env) + 1;
+		while (part && p->n < SCENARIO_MAX_CONFIG_DIRS - 1) {
+			char *colon = strchr(part, ':');
+
+			if (colon)
+				*colon = '\0';
+			if (*part) /* an empty entry (a::b, a trailing ':') adds nothing */
+				p->dirs[p->n++] = part;
+			part = colon ? colon + 1 : NULL;
+		}
+	}
+	p->dirs[p->n++] = scenario_default_config_dir(p->buf + used, sizeof(p->buf) - used);
+	p->dirs[p->n] = NULL;
+}
 /* A copy of map `m` without `key`. */
 static struct yt_node *map_without(struct yt_doc *d, const struct yt_node *m, const char *key)
 {
@@ -47,44 +94,53 @@ static size_t yaml_stem(const char *name)
 	return len > 5 && strcmp(name + len - 5, ".yaml") == 0 ? len - 5 : 0;
 }
 
-/* "unknown kernel preset 'x' (did you mean 'y'? known: a, b)" */
-static int unknown_preset(const char *kind_dir, const char *kind, const struct yt_node *name, struct fs_error *e)
+/* "unknown kernel preset 'x' (did you mean 'y'? known: a, b; looked in D1/kernels, D2/kernels)" */
+static int unknown_preset(const struct config_path *cp, const char *kind_dir, const char *kind,
+			  const struct yt_node *name, struct fs_error *e)
 {
-	char dir[4096], known[512];
+	char dir[4096], known[512], looked[1024];
 	const char *names[MAX_PRESETS + 1];
 	char *owned[MAX_PRESETS];
-	size_t n = 0;
+	size_t n = 0, at = 0;
 	const char *near;
 	struct dirent *ent;
 	DIR *dh;
 
-	snprintf(dir, sizeof(dir), "%s/%s", scenario_config_dir(), kind_dir);
-	dh = opendir(dir);
-	while (dh && (ent = readdir(dh)) && n < MAX_PRESETS) {
-		size_t stem = yaml_stem(ent->d_name);
+	looked[0] = '\0';
+	for (size_t d = 0; d < cp->n; d++) {
+		snprintf(dir, sizeof(dir), "%s/%s", cp->dirs[d], kind_dir);
+		if (at < sizeof(looked))
+			at += (size_t)snprintf(looked + at, sizeof(looked) - at, "%s%s", d ? ", " : "", dir);
+		dh = opendir(dir);
+		while (dh && (ent = readdir(dh)) && n < MAX_PRESETS) {
+			size_t stem = yaml_stem(ent->d_name), dup = 0;
 
-		if (stem) {
-			owned[n] = strndup(ent->d_name, stem);
-			if (owned[n])
-				names[n] = owned[n], n++;
+			for (size_t i = 0; stem && i < n; i++)
+				dup |= strlen(names[i]) == stem && !strncmp(names[i], ent->d_name, stem);
+			if (stem && !dup) {
+				owned[n] = strndup(ent->d_name, stem);
+				if (owned[n])
+					names[n] = owned[n], n++;
+			}
 		}
+		if (dh)
+			closedir(dh);
 	}
-	if (dh)
-		closedir(dh);
 	qsort(names, n, sizeof(names[0]), cmp_str);
 	names[n] = NULL;
 	near = cfg_nearest(name->scalar, names);
-	fs_fail_at(e, &name->mark, "unknown %s preset '%s' (%s%s%sknown in %s: %s)", kind, name->scalar,
-		   near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", dir,
-		   n ? cfg_list_names(known, sizeof(known), names) : "none");
+	fs_fail_at(e, &name->mark, "unknown %s preset '%s' (%s%s%sknown: %s; looked in %s)", kind, name->scalar,
+		   near ? "did you mean '" : "", near ? near : "", near ? "'? " : "",
+		   n ? cfg_list_names(known, sizeof(known), names) : "none", looked);
 	for (size_t i = 0; i < n; i++)
 		free(owned[i]);
 	return -1;
 }
 
 /* The file a preset reference names: a path (has '/' or ends in .yaml; relative
- * to the working directory, else to `base_dir`), or a name under configs/KIND/. */
-static int locate_preset(const char *kind_dir, const char *kind, const struct yt_node *name, const char *base_dir,
+ * to the working directory, else to `base_dir`), or a name under KIND/ of the
+ * first directory of the search path that has it. */
+static int locate_preset(const struct config_path *cp, const char *kind_dir, const char *kind, const struct yt_node *name, const char *base_dir,
 			 char *out, size_t outlen, struct fs_error *e)
 {
 	const char *s = name->scalar;
@@ -107,10 +163,12 @@ static int locate_preset(const char *kind_dir, const char *kind, const struct yt
 					  kind, out);
 		return 0;
 	}
-	snprintf(out, outlen, "%s/%s/%s.yaml", scenario_config_dir(), kind_dir, s);
-	if (access(out, R_OK) == 0)
-		return 0;
-	return unknown_preset(kind_dir, kind, name, e);
+	for (size_t d = 0; d < cp->n; d++) {
+		snprintf(out, outlen, "%s/%s/%s.yaml", cp->dirs[d], kind_dir, s);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return unknown_preset(cp, kind_dir, kind, name, e);
 }
 
 static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, const char *kind_dir,
@@ -128,7 +186,7 @@ static struct yt_node *load_preset(struct scenario *sc, const struct yt_node *na
 			   MAX_INHERIT_DEPTH);
 		return NULL;
 	}
-	if (locate_preset(kind_dir, kind, name, base_dir, path, sizeof(path), e) < 0)
+	if (locate_preset(&sc->config_path, kind_dir, kind, name, base_dir, path, sizeof(path), e) < 0)
 		return NULL;
 	tree = yt_load_file(sc->doc, path, e);
 	if (!tree || cfg_expect(tree, YT_MAP, kind, e) < 0)
@@ -284,6 +342,12 @@ static int parse_resolved(struct scenario *sc, struct fs_error *e)
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
 		  struct fs_error *e)
 {
+	return scenario_load_dirs(sc, path, sets, nsets, NULL, e);
+}
+
+int scenario_load_dirs(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+		       const char *const *config_dirs, struct fs_error *e)
+{
 	static const char *const keys[] = { "name", "description", "machine", "kernel", "workload",
 					    "run", "output", NULL };
 	struct yt_node *work, *machine, *kernel;
@@ -297,6 +361,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->path = path;
 	sc->sets = sets;
 	sc->nsets = nsets;
+	scenario_config_path(&sc->config_path, config_dirs);
 	sc->given = yt_load_file_text(sc->doc, path, &sc->given_text, &sc->given_len, e);
 	if (!sc->given || cfg_expect(sc->given, YT_MAP, "scenario", e) < 0)
 		return -1;

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /* A scenario: the YAML a user runs, with its machine and kernel presets resolved,
  * --set overrides applied, and every section parsed into model parameters.
  *
  * Keys (docs/scenario.md): name, description, machine, kernel, workload, run,
- * output. `machine` and `kernel` name a preset (configs/machines/NAME.yaml,
- * configs/kernels/NAME.yaml), give a path to a YAML file, or are a map with an
+ * output. `machine` and `kernel` name a preset (machines/NAME.yaml, kernels/NAME.yaml
+ * in a directory of the search path, scenario_config_path), give a path to a YAML file, or are a map with an
  * optional `preset: NAME` plus fields that override the preset's. Presets may
  * `inherit: OTHER` and override fields the same way.
  */
@@ -34,6 +35,14 @@
 #define SCENARIO_DEFAULT_MAX_MEMORY (4ull << 30)
 #define SCENARIO_DEFAULT_MAX_EVENTS 10000000000ull
 
+/* The directories holding machines/ and kernels/ presets, searched in order. */
+#define SCENARIO_MAX_CONFIG_DIRS 64
+struct config_path {
+	size_t n;
+	const char *dirs[SCENARIO_MAX_CONFIG_DIRS + 1]; /* NULL-terminated */
+	char buf[8192];                                  /* $FUTEXSIM_PATH split, the default dir */
+};
+
 struct scenario {
 	struct yt_doc *doc;
 	const char *path;
@@ -47,6 +56,7 @@ struct scenario {
 					 emitting it gives a scenario that runs the same;
 					 docs/results-format.md lists what is not echoed */
 	const char *name;
+	struct config_path config_path; /* where presets were looked for */
 
 	struct machine machine;
 	struct kernel_design kernel;
@@ -72,8 +82,18 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		  struct fs_error *e);
 void scenario_free(struct scenario *sc);
 
-/* Directory holding machines/ and kernels/ presets ($FUTEXSIM_CONFIGS or the
- * source tree's configs/). */
-const char *scenario_config_dir(void);
+/* As scenario_load, with the directories of `config_dirs` (NULL-terminated, may be
+ * NULL; e.g. run --config-dir) searched for presets first (scenario_config_path). */
+int scenario_load_dirs(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+		       const char *const *config_dirs, struct fs_error *e);
+
+/* The preset search path: the directories of `extra` (NULL-terminated, may be NULL),
+ * then those of $FUTEXSIM_PATH (colon-separated), then the default directory. */
+void scenario_config_path(struct config_path *p, const char *const *extra);
+
+/* The default directory of presets: $FUTEXSIM_CONFIGS when set; else, for an
+ * installed PREFIX/bin/futexsim, PREFIX/share/futexsim/configs when it exists
+ * (written into buf); else the source tree's configs/ compiled in. */
+const char *scenario_default_config_dir(char *buf, size_t len);
 
 #endif

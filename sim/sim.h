@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One simulation: every model of a scenario wired together, run, and its results.
  *
  * sim_build() constructs the models from a loaded scenario (sim/scenario.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The time series of a run: ops per task and line transfers per interval of
  * simulated time (output.interval), over the measuring window.
  *

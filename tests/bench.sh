@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: the simulator's speed on the scenarios of scenarios/bench/. For each: simulated
 # ops (programs, warm-up included), engine events, CPU seconds (user + system: this machine
 # is shared, so wall time says less), simulated ops per CPU-second, events per op, peak RSS,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every file in tests/bad/ is an invalid scenario (or a valid one made invalid
  * by its --set overrides). Each one says in its leading comments what futexsim
  * must answer:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Behaviour that must hold by construction of a faithful model, on small scenarios:
  * a lone thread never moves a line; rcuref costs two transfers of its counter line
  * per op when threads on different cores alternate (and none without it); more

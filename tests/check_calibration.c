@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The calibration regression check: a few published points, simulated as at the
  * last fit (tests/regression/calibration.tsv, written by `make regression-data`),
  * must stay within their fitted error plus a margin. A model change that breaks

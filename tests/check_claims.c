@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The claims of the seed threads (analysis/claimset.c, scenarios/claims/): those the
  * model must reproduce by construction hold; the open one (hash_mod vs hash_long)
  * runs and reports its figures. Directions only: no tuned numbers are asserted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of bin/futexsim's command line: help, the perf-shaped summary, --set and
  * --seed, exit statuses and FILE:LINE:COL errors, and identical output for the
  * same scenario and seed. Runs the binary ($FUTEXSIM or bin/futexsim). */
@@ -92,6 +93,63 @@ static char *without_wall_line(char *s)
 	return s;
 }
 
+/* futexsim list: one line each, the name then its description, from the registries
+ * and the preset files; and what the help says about where presets are found */
+START_TEST(test_list)
+{
+	static const char *const lists[][3] = {
+		{ "workloads", "hash-bench", "^(hash-bench|mutex|condvar) +[^ ].*$" },
+		{ "hashes", "jhash2", "^[a-z0-9_]+ +[^ ].*$" },
+		{ "refcounts", "rcuref", "^[a-z0-9.-]+ +[^ ].*$" },
+		{ "machines", "small-1node", "^[a-z0-9.-]+ +[^ ].*$" },
+		{ "kernels", "linux-6.18", "^[a-z0-9.-]+ +[^ ].*$" },
+	};
+	char *out;
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char args[64], first[64];
+		int lines;
+
+		snprintf(args, sizeof(args), "list %s", lists[i][0]);
+		ck_assert_int_eq(tu_futexsim(args, &out), 0);
+		lines = count_matches(out, ".");
+		ck_assert_int_gt(lines, 1);
+		ck_assert_int_eq(count_matches(out, lists[i][2]), lines);
+		snprintf(first, sizeof(first), "^%s +[^ (]", lists[i][1]);
+		ck_assert_msg(count_matches(out, first) == 1, "%s: no described %s line in:\n%s", args, lists[i][1],
+			      out);
+		free(out);
+	}
+	ck_assert_int_eq(tu_futexsim("list kernels", &out), 0);
+	ck_assert_int_eq(count_matches(out, "^linux-6\\.17 +linux-6\\.16-dev with per-CPU reference counting"), 1);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("list hashes", &out), 0);
+	ck_assert_int_eq(count_matches(out, "^hash_mod +key sum folded"), 1);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("list", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("list colours", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "unknown list 'colours'"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("help list", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim list"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("--help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "FUTEXSIM_PATH"));
+	ck_assert_ptr_nonnull(strstr(out, "list WHAT"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run --help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--config-dir DIR"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --config-dir", &out), 2);
+	free(out);
+	/* --version names a revision: a commit (maybe -dirty) or unknown outside git */
+	ck_assert_int_eq(tu_futexsim("--version", &out), 0);
+	ck_assert_int_eq(count_matches(out, "^futexsim [0-9.]+ \\(git [0-9A-Za-z._-]+\\)$"), 1);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_same_seed_same_output)
 {
 	char *a, *b, *c;
@@ -166,6 +224,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_same_seed_same_output);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_errors_name_the_place);
+	tcase_add_test(tc, test_list);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of models/coherence.c on hand-worked access sequences.
  *
  * Machine (cores-first, 2 nodes x 2 cores x 2 SMT): CPU c is core c % 4, node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/core/config.c: every scalar reader over tables of accepted and
  * refused spellings, with values and messages worked out by hand. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/core/engine.c: events run in (time, scheduling order) order, handlers
  * get their targets, run-ahead is allowed only before the next pending event. */
 #include <check.h>

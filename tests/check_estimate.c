@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/estimate.c: the memory estimate against the peak memory a real
  * run takes (measured by the OS, not by the estimate's own arithmetic), the
  * event bound against the events runs really handle, and the refusals. */

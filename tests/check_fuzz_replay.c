@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays every fuzzing input kept in the tree through the fuzz target, without
  * a fuzzing engine: tests/fuzz/corpus/ (the minimized corpus) and
  * tests/fuzz/crashes/ (every input that ever crashed futexsim, kept after the

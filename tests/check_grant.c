@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the task executor's grant transitions (tasks_on_grant in
  * models/task.c, with the protocols of models/task_lock.c, models/futex_queue.c
  * and models/task_access.h): for every state a grant can find a task in, a task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the result file (docs/results-format.md), through bin/futexsim and
  * read back with the HDF5 C API: datasets, shapes and units; the time series
  * adds up to the summary; two runs of one scenario and seed give identical

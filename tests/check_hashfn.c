@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for models/hashfn.c: each primitive against published or independently
  * computed vectors, and the named table against its contract.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the kernel design: table sizing rules (futex_init() and futex_hash_allocate_default() in kernel/futex/core.c),
  * presets and their inheritance, path checks, and where tables put buckets. */
 #include <check.h>

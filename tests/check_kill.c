@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A run stopped at any moment never leaves a result file that is not what it
  * says it is:
  *   - SIGKILL (cannot be caught): no file under the final name, unless the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of models/machine.c: CPU numbering, per-pair costs, CPU lists, YAML
  * errors and the shipped presets. Expected values are computed by hand from the
  * YAML texts below and the numbering rules in models/machine.h.

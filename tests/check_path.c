@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the path compiler (models/futex_path.c): the micro-ops a kernel
  * design's path compiles to, the patched targets of its branches and jumps, and
  * the two ways out of FUTEX_WAIT, on the compiled program followed by hand and

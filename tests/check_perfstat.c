@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/perfstat.c against hand-computed perf arithmetic. */
 #include <check.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of analysis/collect and analysis/plot on a few small result files made here:
  * the table's columns, order and figures (against `futexsim show --csv` of each file),
  * its HDF5 twin, files it leaves out, the images of one run and of a sweep (size,

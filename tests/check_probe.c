@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of futexsim probe (sim/probe*.c): the topology read from the fake sysfs
  * trees of tests/probe/ (tests/probe/README.md says what each one is), the
  * refusal of topologies the machine schema cannot express, the machine file

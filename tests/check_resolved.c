@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the scenario "as resolved": the typed readers record the defaults
  * they use (sim/core/config.h, yt_note_default), a loaded scenario's resolved tree
  * shows every value of its run, and loading that tree again gives the same run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of models/spinlock.c: the qspinlock's pending waiter, then the MCS queue
  * in order (FIFO), only the pending waiter and the queue head spin on the lock
  * word, and waiting time is accounted from queueing to taking. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of scenarios/sweep and scenarios/sweep.sbatch: the grid (size, order, names,
  * bad input), a local sweep's result files and the --set list each one records,
  * failures reported with exit 1, --resume running only the runs without a complete

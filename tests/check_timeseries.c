@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/timeseries.c with a scripted engine: ops reported ahead of the
  * engine land in the interval of their completion time, transfers in the
  * interval the sampler saw them in, rows reach the sink a chunk at a time, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The blocking workloads (mutex, condvar) and what follows from how futexes work:
  * the glibc mutex protocol keeps mutual exclusion and loses no wake-up (every
  * thread finishes a fixed number of acquisitions, nobody is left asleep, the word

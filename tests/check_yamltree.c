@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of sim/core/yamltree.c: loading with marks, every rejection, limits, --set,
  * merge, copy, builders and emit round trips. Expected lines and columns were
  * counted by hand in the inputs below (1-based, as editors show them). */

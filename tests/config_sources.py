@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """config_sources [FILE...]: every constant of a machine or kernel config has its source.
 
 A constant is a line of a config under configs/machines/ or configs/kernels/ that

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """h5same A.h5 B.h5: exit 0 when two futexsim result files hold the same results.
 
 Compares every group, dataset (type, shape and values, bit for bit) and attribute

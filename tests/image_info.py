@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Prints what the plot tests check of each image: 'FILE WIDTH HEIGHT COLOURS' for a
 PNG (pixels, distinct colours: a blank or one-colour image has 1 or 2), 'FILE svg' or
 'FILE pdf' for a file that starts like one, 'FILE ?' otherwise.

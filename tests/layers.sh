@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The layers of docs/architecture.md, checked on the #include lines:
 #   sim/core/  the substrate: includes only sim/core/ (and system headers)
 #   models/    the models: include models/ and sim/core/ only, and no HDF5

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make same-results [REF=rev]: shows that this tree's build gives the same results
 # as revision REF's (default HEAD, i.e. the last commit) on the regression scenarios:
 # every scenario under scenarios/ (quickstart, bench, claims, validation, workloads)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The multi-host path of scenarios/sweep, for real: starts a throwaway sshd on
 # 127.0.0.1 (a random high port, its own host key, config and authorized key, in a
 # temporary directory), runs a four-run sweep with a hosts file naming it, and leaves

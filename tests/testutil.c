@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/testutil.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check tests (linked into every tests/check_*.c binary). */
 #ifndef FUTEXSIM_TESTUTIL_H
 #define FUTEXSIM_TESTUTIL_H

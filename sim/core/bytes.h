@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Saturating arithmetic for memory estimates: sizes that would overflow 64
  * bits stay at UINT64_MAX (and so exceed any limit) instead of wrapping. Each
  * model's estimate of what it will allocate (coh_bytes, memmap_bytes, ...)

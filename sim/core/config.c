@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Typed reading of YAML trees (see sim/core/config.h).
  *
  * Numbers are parsed by hand, not with strtoull/strtod: those accept signs,

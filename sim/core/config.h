@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Typed, checked reading of YAML trees (sim/core/yamltree.h) into model parameters.
  *
  * Every reader takes a node, a name for messages and bounds, and either stores a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The discrete-event engine: integer time, events ordered by (time, sequence).
  *
  * Events are small value records {time, seq, kind, target}; `kind` selects a

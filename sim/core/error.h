@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors as values.
  *
  * A function that can fail takes a `struct fs_error *`, fills it at the point of

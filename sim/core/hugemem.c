@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim/core/hugemem.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large arrays the simulator's hot path reads at random (cache-line states,
  * spinlocks, per-futex targets): allocated 2 MiB-aligned and marked for
  * transparent huge pages, so that random accesses over tens of MiB do not also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulated time: integer picoseconds since the start of the run.
  * 2^64 ps is about 213 days of simulated time; runs are refused long before that
  * (see sim/scenario.c), so sums of times never wrap. */

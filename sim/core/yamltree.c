@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* YAML documents as trees with marks (see sim/core/yamltree.h).
  *
  * libyaml's event parser does the YAML; this file builds the tree as events

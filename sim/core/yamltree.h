@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* YAML documents as plain trees that remember where every node came from.
  *
  * libyaml parses; this module turns a document into maps, sequences and scalars

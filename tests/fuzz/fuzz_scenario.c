@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target over everything futexsim reads from a person or a sweep script:
  * the scenario loader (YAML, presets, `inherit`, every section's readers) and the
  * --set parser, then, for scenarios small enough, building and running them briefly.

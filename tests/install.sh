@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `make install` into a staging directory (DESTDIR, PREFIX=/usr/local), then the
+# installed futexsim run from another directory: it must find the installed
+# presets by name (one that exists only in the installed copy), never the build
+# tree's configs/; FUTEXSIM_PATH and --config-dir add directories searched first,
+# an unknown preset names every directory tried, `list` sees them; `make uninstall`
+# removes everything. Run by make check (MAKE: the make to use); prints SKIP, loudly,
+# when something it needs is missing.
+set -u
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+make=${MAKE:-make}
+fail=0
+
+skip() {
+	echo "install.sh: SKIP: $*"
+	echo "install.sh: ********** the install test did NOT run **********"
+	exit 0
+}
+check() { # description, then a command that must succeed
+	what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=1; fi
+}
+
+command -v install >/dev/null 2>&1 || skip "no install(1)"
+command -v mktemp >/dev/null 2>&1 || skip "no mktemp(1)"
+[ -r /proc/self/exe ] || skip "no /proc/self/exe (the installed binary finds its presets through it)"
+
+tmp=$(mktemp -d) || skip "mktemp -d failed"
+trap 'rm -rf "$tmp"' EXIT
+stage=$tmp/stage
+prefix=/usr/local
+bin=$stage$prefix/bin/futexsim
+share=$stage$prefix/share/futexsim
+
+if ! (cd "$here" && $make --no-print-directory -s install DESTDIR="$stage" PREFIX="$prefix") >"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	echo "FAILED: make install DESTDIR=$stage PREFIX=$prefix"
+	exit 1
+fi
+check "the binary, the tools and the data are installed" \
+	test -x "$bin" -a -x "$stage$prefix/bin/futexsim-validate" -a -f "$share/configs/machines/small-1node.yaml" \
+	-a -f "$share/configs/kernels/linux-6.18.yaml" -a -f "$share/scenarios/quickstart.yaml" \
+	-a -f "$share/analysis/results_io.py" -a -e "$stage$prefix/bin/futexsim-plot"
+
+# a preset only the installed copy has: found by name proves the installed configs are read
+sed 's/^name:.*/name: installed-only/' "$share/configs/machines/small-1node.yaml" >"$share/configs/machines/installed-only.yaml"
+mkdir -p "$tmp/elsewhere" "$tmp/mine/machines" "$tmp/other/kernels"
+sed 's/^name:.*/name: my-box/' "$share/configs/machines/small-1node.yaml" >"$tmp/mine/machines/my-box.yaml"
+sed 's/^name:.*/name: my-kernel/' "$share/configs/kernels/linux-6.18.yaml" >"$tmp/other/kernels/my-kernel.yaml"
+cp "$share/scenarios/quickstart.yaml" "$tmp/elsewhere/q.yaml"
+short="--set run.duration=100us --set run.warmup=20us --no-output"
+cd "$tmp/elsewhere" || exit 1
+
+run() { # output in $tmp/out, status returned
+	"$@" >"$tmp/out" 2>&1
+}
+check "installed futexsim runs a scenario by preset names from another directory" \
+	run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH "$bin" run "$share/scenarios/quickstart.yaml" $short
+check "... and a preset only the installed configs hold" \
+	run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH "$bin" run q.yaml --set machine=installed-only --set kernel=linux-6.17 $short
+run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH "$bin" run q.yaml --set kernel=no-such-kernel $short
+check "an unknown preset names the installed directory (exit 3)" test $? -eq 3
+check "... and not the build tree's configs" sh -c "grep -q 'looked in $share/configs/kernels)' '$tmp/out' && ! grep -q '$here/configs' '$tmp/out'"
+
+# FUTEXSIM_PATH, then --config-dir before it; every directory listed when a name is unknown
+check "FUTEXSIM_PATH adds directories (an empty one and one with machines/)" \
+	run env FUTEXSIM_PATH="$tmp/nowhere:$tmp/mine" "$bin" run q.yaml --set machine=my-box $short
+check "--config-dir adds a directory, searched with FUTEXSIM_PATH's" \
+	run env FUTEXSIM_PATH="$tmp/mine" "$bin" run q.yaml --config-dir "$tmp/other" --set machine=my-box \
+	--set kernel=my-kernel $short
+run env FUTEXSIM_PATH="$tmp/nowhere:$tmp/mine" "$bin" run q.yaml --config-dir "$tmp/other" --set machine=my-bx $short
+check "an unknown machine lists every directory in search order, with the nearest name" \
+	grep -q "unknown machine preset 'my-bx' (did you mean 'my-box'? .*looked in $tmp/other/machines, $tmp/nowhere/machines, $tmp/mine/machines, $share/configs/machines)" "$tmp/out"
+check "list machines: the installed and the added presets, one line each" \
+	sh -c "env FUTEXSIM_PATH='$tmp/mine' '$bin' list machines >'$tmp/out' && grep -q '^installed-only  *Desktop' '$tmp/out' && grep -q '^my-box  *Desktop' '$tmp/out' && grep -q '^e5-2650-2s ' '$tmp/out'"
+check "list kernels --config-dir" \
+	sh -c "'$bin' list kernels --config-dir '$tmp/other' >'$tmp/out' && grep -q '^my-kernel ' '$tmp/out' && grep -q '^linux-6.18 ' '$tmp/out'"
+
+cd "$here" || exit 1
+if ! $make --no-print-directory -s uninstall DESTDIR="$stage" PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	fail=1
+fi
+check "make uninstall removes every installed file" \
+	test -z "$(find "$stage" -type f -o -type l)"
+[ "$fail" -eq 0 ] && echo "install.sh: all passed"
+exit "$fail"
