@@ -130,7 +130,7 @@ static void shape_checks(const struct points *p, FILE *out)
 		check(out, what, kp <= 2 * ks && ks <= 2 * kp, detail);
 	}
 	for (int node = 0; node < 2; node++) {
-		char series[16], what[128];
+		char series[32], what[128];
 		int holds = 1, any = 0;
 		uint64_t bad = 0;
 
