@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "models/hashfn.h"
 #include "models/refcount.h"
@@ -58,7 +59,8 @@ static const char usage_main[] =
 	"Commands:\n"
 	"  run SCENARIO.yaml [OPTIONS]   simulate a scenario, print a perf-style summary and\n"
 	"                                write the results to an HDF5 file\n"
-	"  show FILE.h5 [OPTIONS]        print a result file's summary, hottest lines and buckets\n"
+	"  show FILE.h5... [OPTIONS]     print a result file's summary, hottest lines and buckets,\n"
+	"                                or several files' figures as CSV or JSON\n"
 	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
 	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
@@ -80,7 +82,7 @@ static const char usage_main[] =
 
 static const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
-	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output]\n"
+	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output] [--quiet] [--progress]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
@@ -88,9 +90,12 @@ static const char usage_run[] =
 	"standard error of that mean in percent (as perf computes them), then futexsim's own\n"
 	"figures: total ops, line transfers within an SMT core, within a node and across nodes,\n"
 	"DRAM fills, for blocking workloads (mutex, condvar) their waits, wakes, latency\n"
-	"percentiles and resizes, the hottest lines, and the simulation speed. An op is a\n"
-	"FUTEX_WAIT call (hash-bench), a lock acquisition (mutex), a barrier passed or an item\n"
-	"put or taken (condvar).\n"
+	"percentiles and resizes, and the hottest lines. An op is a FUTEX_WAIT call\n"
+	"(hash-bench), a lock acquisition (mutex), a barrier passed or an item put or taken\n"
+	"(condvar). The header is printed before the run, the figures after it; standard\n"
+	"output is line-buffered and the same, byte for byte, for the same scenario and seed.\n"
+	"Standard error gets the simulation speed ('  wall time W s for O simulated ops and\n"
+	"E events: ...'), where the results went, the progress, and errors.\n"
 	"\n"
 	"Writes every figure, a time series per output.interval and the run's provenance\n"
 	"to one HDF5 file (docs/results-format.md), by default\n"
@@ -121,6 +126,13 @@ static const char usage_run[] =
 	"                   a symbolic link only with --force, which replaces the link)\n"
 	"  --force          let -o replace a symbolic link\n"
 	"  --no-output, -o -  write no result file\n"
+	"  -q, --quiet      print errors only: no summary on stdout, no speed, progress or\n"
+	"                   note on stderr (the exit status says how it went)\n"
+	"  --progress       print the progress on stderr even when it is not a terminal (a\n"
+	"                   line per update; on a terminal it is shown by default, one line\n"
+	"                   rewritten): simulated time done, events, the time left at the\n"
+	"                   run's rate so far; about once a second, and a last line at the\n"
+	"                   end. It changes no result\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
@@ -144,19 +156,29 @@ static const char usage_list[] =
 	"  -h, --help        show this help\n";
 
 static const char usage_show[] =
-	"usage: futexsim show FILE.h5 [--per-thread] [--top N] [--csv | --scenario]\n"
+	"usage: futexsim show FILE.h5 [--per-thread] [--top N]\n"
+	"       futexsim show --csv | --json [--top N] FILE.h5...\n"
+	"       futexsim show --scenario FILE.h5\n"
 	"\n"
-	"Prints the summary the run printed (from the file), then the buckets whose lock\n"
-	"was waited for longest.\n"
+	"Prints the summary the run printed (from the file; the wall-clock line on\n"
+	"stderr, as the run does), then the buckets whose lock was waited for longest.\n"
 	"\n"
 	"Options:\n"
 	"  --per-thread  print perf's per-thread lines (the default when the run did)\n"
 	"  --top N       list N hottest lines and buckets (default: as many lines as the\n"
 	"                run listed, output.hottest_lines)\n"
-	"  --csv         print one header line and one data line of the key figures\n"
+	"  --csv         one header line, then a line per file: every figure of the\n"
+	"                summary (names, seed, threads, window, ops/s, transfers, DRAM\n"
+	"                fills, the file, blocking totals, resizes, speed), a column per workload\n"
+	"                figure of any file (empty for the others), 'complete' last\n"
+	"  --json        a JSON array, one object per file: the same figures, the workload\n"
+	"                figures with their units, resizes, hottest lines and buckets,\n"
+	"                per-thread ops. A file that cannot be read is reported on stderr\n"
+	"                and left out (exit status 3)\n"
 	"  --scenario    print the scenario as resolved (presets, overrides and defaults\n"
 	"                filled in): YAML that `futexsim run` accepts\n"
-	"  -h, --help    show this help\n";
+	"  -h, --help    show this help\n"
+	"See docs/results-format.md for the columns and keys.\n";
 
 static const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
@@ -229,6 +251,8 @@ struct run_args {
 	const char *output;   /* -o FILE; NULL: the default name */
 	int no_output;
 	bool force;           /* --force: -o may replace a symbolic link */
+	bool quiet;           /* --quiet: errors only */
+	bool progress;        /* --progress: progress on stderr even when it is no terminal */
 	const char *config_dirs[MAX_CONFIG_DIRS + 1]; /* --config-dir, NULL-terminated */
 	size_t nconfig_dirs;
 };
@@ -296,6 +320,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->no_output = 1;
 		} else if (!strcmp(arg, "--force")) {
 			a->force = true;
+		} else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+			a->quiet = true;
+		} else if (!strcmp(arg, "--progress")) {
+			a->progress = true;
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
 			return FS_ERR_USAGE;
@@ -316,6 +344,61 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Progress on stderr: simulated time done, events, and the time left at the
+ * run's own rate so far. On a terminal one line rewritten in place, otherwise a
+ * line per update. */
+static void print_progress(const struct sim *s, simtime_t done, double elapsed, bool tty, bool final)
+{
+	double frac = s->end ? (double)done / (double)s->end : 1.0;
+
+	fprintf(stderr, "%sprogress: %.6g of %.6g ms simulated (%.0f%%), %llu events, ", tty ? "\r" : "",
+		(double)done / 1e9, (double)s->end / 1e9, 100.0 * frac, (unsigned long long)s->eng.events);
+	if (final)
+		fprintf(stderr, "%.1f s%s", elapsed, tty ? "\033[K\n" : "\n");
+	else if (frac > 0)
+		fprintf(stderr, "ETA %.0f s%s", elapsed * (1.0 - frac) / frac, tty ? "\033[K" : "\n");
+	else
+		fprintf(stderr, "ETA unknown%s", tty ? "\033[K" : "\n");
+	fflush(stderr);
+}
+
+/* sim_run in steps of simulated time sized from the measured rate (about 0.1 s
+ * of wall time each), printing the progress about once a second and at the end.
+ * The events handled, and so every result, are those of sim_run: sim_advance
+ * only chooses where the engine pauses. */
+static int run_with_progress(struct sim *s, bool tty, struct fs_error *e)
+{
+	simtime_t t = 0, step = s->end / 10000 ? s->end / 10000 : 1;
+	struct timespec t0, prev, last, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	prev = last = t0;
+	sim_start(s);
+	while (!s->eng.stop && !interrupted && engine_next_time(&s->eng) < s->end) {
+		double dt;
+
+		t = step < s->end - t ? t + step : s->end;
+		sim_advance(s, t);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		dt = seconds_between(&prev, &now);
+		prev = now;
+		/* aim at 0.1 s per step, changing it at most 4 times per step */
+		if (dt < 0.025)
+			step = step < SIMTIME_MAX / 4 ? step * 4 : step;
+		else if (dt > 0.4)
+			step = step / 4 ? step / 4 : 1;
+		else
+			step = (simtime_t)((double)step * 0.1 / dt) + 1;
+		if (seconds_between(&last, &now) >= 1.0) {
+			print_progress(s, t, seconds_between(&t0, &now), tty, false);
+			last = now;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	print_progress(s, s->eng.now > t ? s->eng.now : t, seconds_between(&t0, &now), tty, true);
+	return sim_finish(s, e);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -364,8 +447,22 @@ static int cmd_run(int argc, char **argv)
 		series_set_sink(&s.series, h5out_append, &out);
 	}
 	s.eng.interrupt = &interrupted;
+	if (!a.quiet) {
+		/* the header at once (perf prints it before the run too) */
+		if (results_header_from_sim(&res, &s) < 0) {
+			results_free(&res);
+			fs_fail(&err, FS_ERR_RUNTIME, "out of memory printing the header");
+			status = FS_ERR_RUNTIME;
+			goto out;
+		}
+		results_print_header(&res, stdout);
+		results_free(&res);
+		fflush(stdout);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (sim_run(&s, &err) < 0) {
+	if ((a.progress || (!a.quiet && isatty(STDERR_FILENO)))
+		    ? run_with_progress(&s, isatty(STDERR_FILENO), &err) < 0
+		    : sim_run(&s, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		goto out;
 	}
@@ -379,16 +476,20 @@ static int cmd_run(int argc, char **argv)
 	/* the file first: the summary is printed even when writing it failed */
 	if (writing && h5out_finish(&out, &sc, &res, &write_err) < 0)
 		writing = 0;
-	results_print_summary(&res, a.per_thread || sc.per_thread, stdout);
-	results_free(&res);
+	if (!a.quiet)
+		results_print_figures(&res, a.per_thread || sc.per_thread, stdout);
 	if (fflush(stdout) != 0) {
 		fs_fail(&err, FS_ERR_OUTPUT, "cannot write the summary to standard output");
 		status = FS_ERR_OUTPUT;
 	}
+	/* the wall-clock line on stderr: stdout is the same for the same scenario and seed */
+	if (!a.quiet)
+		results_print_speed(&res, stderr);
+	results_free(&res);
 	if (write_err.status) {
 		err = write_err;
 		status = FS_ERR_OUTPUT;
-	} else if (writing) {
+	} else if (writing && !a.quiet) {
 		fprintf(stderr, "futexsim: results in %s%s\n", path, s.interrupted ? " (marked incomplete)" : "");
 	}
 	if (!status && s.interrupted) {
@@ -405,25 +506,84 @@ out:
 	return status;
 }
 
+#define MAX_SHOW_FIGURES 256
+
+/* show --csv and --json over `paths`: every file read and printed in turn; one
+ * that cannot be read is reported on stderr and left out (exit status of the
+ * first such failure). CSV reads every file twice: first for the names of the
+ * workload figures, the columns, then for the rows. */
+static int show_table(char **paths, size_t n, uint32_t top, bool json)
+{
+	char *figs[MAX_SHOW_FIGURES];
+	size_t nfigs = 0, shown = 0;
+	int status = FS_OK;
+
+	for (size_t pass = json ? 1 : 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			struct fs_error err = { 0 };
+			struct h5read_info info;
+			struct results r;
+
+			if (h5read_results(paths[i], top, &r, &info, &err) < 0) {
+				if (pass == 1) {
+					fprintf(stderr, "futexsim: %s\n", err.msg);
+					if (!status)
+						status = err.status ? err.status : FS_ERR_INPUT;
+				}
+			} else if (pass == 0) {
+				for (uint32_t k = 0; k < r.nfigures; k++) {
+					size_t j = 0;
+
+					while (j < nfigs && strcmp(figs[j], r.figures[k].name))
+						j++;
+					if (j == nfigs && nfigs < MAX_SHOW_FIGURES && (figs[nfigs] = strdup(r.figures[k].name)))
+						nfigs++;
+				}
+			} else if (json) {
+				fputs(shown++ ? ",\n" : "[\n", stdout);
+				results_print_json(&r, paths[i], stdout);
+			} else {
+				if (!shown++)
+					results_print_csv_header((const char *const *)figs, nfigs, stdout);
+				results_print_csv_row(&r, paths[i], (const char *const *)figs, nfigs, stdout);
+			}
+			results_free(&r);
+		}
+	}
+	if (json)
+		fputs(shown ? "\n]\n" : "[]\n", stdout);
+	for (size_t j = 0; j < nfigs; j++)
+		free(figs[j]);
+	return status;
+}
+
 static int cmd_show(int argc, char **argv)
 {
-	const char *path = NULL;
-	int per_thread = 0, csv = 0, scenario = 0;
+	char **paths = calloc((size_t)argc, sizeof(*paths));
+	size_t npaths = 0;
+	int per_thread = 0, csv = 0, json = 0, scenario = 0, status = FS_OK;
 	uint32_t top = 0;
 	struct fs_error err = { 0 };
 	struct h5read_info info;
 	struct results r;
 
+	if (!paths) {
+		fprintf(stderr, "futexsim: out of memory\n");
+		return FS_ERR_RUNTIME;
+	}
 	for (int i = 2; i < argc; i++) {
 		const char *arg = argv[i];
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			fputs(usage_show, stdout);
+			free(paths);
 			return FS_OK;
 		} else if (!strcmp(arg, "--per-thread")) {
 			per_thread = 1;
 		} else if (!strcmp(arg, "--csv")) {
 			csv = 1;
+		} else if (!strcmp(arg, "--json")) {
+			json = 1;
 		} else if (!strcmp(arg, "--scenario")) {
 			scenario = 1;
 		} else if (is_option(arg, "--top")) {
@@ -431,53 +591,59 @@ static int cmd_show(int argc, char **argv)
 
 			if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 4 || !atoi(v)) {
 				fprintf(stderr, "futexsim show: --top needs a number from 1 to 9999\n");
+				free(paths);
 				return FS_ERR_USAGE;
 			}
 			top = (uint32_t)atoi(v);
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim show: unknown option '%s' (see futexsim show --help)\n", arg);
-			return FS_ERR_USAGE;
-		} else if (path) {
-			fprintf(stderr, "futexsim show: one file at a time ('%s' and '%s')\n", path, arg);
+			free(paths);
 			return FS_ERR_USAGE;
 		} else {
-			path = arg;
+			paths[npaths++] = argv[i];
 		}
 	}
-	if (!path || (csv && scenario)) {
+	if (!npaths || csv + json + scenario > 1 || (npaths > 1 && !csv && !json)) {
 		fprintf(stderr, "futexsim show: %s (see futexsim show --help)\n",
-			path ? "--csv and --scenario exclude each other" : "missing FILE.h5");
+			!npaths			  ? "missing FILE.h5"
+			: csv + json + scenario > 1 ? "--csv, --json and --scenario exclude each other"
+						    : "several files only with --csv or --json");
+		free(paths);
 		return FS_ERR_USAGE;
 	}
-	if (scenario) {
-		char *text = h5read_text(path, "provenance/scenario_resolved", &err);
+	if (csv || json) {
+		status = show_table(paths, npaths, top, json);
+	} else if (scenario) {
+		char *text = h5read_text(paths[0], "provenance/scenario_resolved", &err);
 
 		if (!text) {
 			fprintf(stderr, "futexsim: %s\n", err.msg);
+			free(paths);
 			return err.status ? err.status : FS_ERR_INPUT;
 		}
 		fputs(text, stdout);
 		free(text);
-	} else if (h5read_results(path, top, &r, &info, &err) < 0) {
+	} else if (h5read_results(paths[0], top, &r, &info, &err) < 0) {
 		results_free(&r);
 		fprintf(stderr, "futexsim: %s\n", err.msg);
+		free(paths);
 		return err.status ? err.status : FS_ERR_INPUT;
 	} else {
-		if (csv) {
-			results_print_csv(&r, stdout);
-		} else {
-			results_print_summary(&r, per_thread || info.per_thread, stdout);
-			/* none asked for (output.hottest_lines: 0) is not "none waited" */
-			if (top || info.hottest_lines)
-				results_print_buckets(&r, stdout);
-		}
+		results_print_summary(&r, per_thread || info.per_thread, stdout);
+		/* as the run printed it: the wall-clock line on stderr */
+		fflush(stdout);
+		results_print_speed(&r, stderr);
+		/* none asked for (output.hottest_lines: 0) is not "none waited" */
+		if (top || info.hottest_lines)
+			results_print_buckets(&r, stdout);
 		results_free(&r);
 	}
+	free(paths);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "futexsim: cannot write to standard output\n");
 		return FS_ERR_OUTPUT;
 	}
-	return FS_OK;
+	return status;
 }
 
 static int cmp_preset(const void *a, const void *b)
@@ -635,6 +801,9 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 	char dirbuf[4096];
+
+	/* a line at a time, also into a pipe: a long run's header shows at once */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (!cmd) {
 		fprintf(stderr, usage_main, scenario_default_config_dir(dirbuf, sizeof(dirbuf)));

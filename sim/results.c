@@ -240,12 +240,10 @@ char *results_join(const char *const *v, size_t n)
 	return out;
 }
 
-int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs)
+int results_header_from_sim(struct results *r, const struct sim *s)
 {
 	const struct scenario *sc = s->sc;
 	struct header_arg ha = { s };
-	double secs = sim_window_secs(s);
-	uint64_t *per_thread;
 
 	memset(r, 0, sizeof(*r));
 	r->version = strdup(FUTEXSIM_VERSION);
@@ -259,11 +257,22 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	r->seed = sc->seed;
 	r->warmup_ps = s->warmup_end;
 	r->window_ps = sim_window_ps(s);
+	return r->version && r->overrides && r->scenario && r->machine && r->kernel && r->workload && r->perf_header
+		       ? 0
+		       : -1;
+}
+
+int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs)
+{
+	double secs = sim_window_secs(s);
+	uint64_t *per_thread;
+
+	if (results_header_from_sim(r, s) < 0)
+		return -1;
 	r->nthreads = s->nthreads;
 	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
 	per_thread = calloc(r->nthreads ? r->nthreads : 1, sizeof(*per_thread));
-	if (!r->version || !r->overrides || !r->scenario || !r->machine || !r->kernel || !r->workload || !r->perf_header || !r->threads ||
-	    !per_thread) {
+	if (!r->threads || !per_thread) {
 		free(per_thread);
 		return -1;
 	}
@@ -359,30 +368,44 @@ static void print_value(FILE *out, double v, const char *units)
 	}
 }
 
-/* Waits, wakes, switches and resizes; the workload's own figures. Nothing for a
- * run that never blocked, switched or resized (hash-bench). */
-static void print_blocking(const struct results *r, FILE *out)
+/* The blocking figures of every thread, summed. */
+struct blocking_totals {
+	uint64_t calls, wakeups, walked, requeued, switches;
+	double blocked_ps, asleep_pct; /* asleep, and that in percent of thread time in the window */
+};
+
+static struct blocking_totals blocking_totals(const struct results *r)
 {
-	uint64_t calls = 0, wakeups = 0, walked = 0, requeued = 0, switches = 0;
+	struct blocking_totals b = { 0 };
 	double blocked = 0, thread_ps = (double)r->window_ps * r->nthreads;
 
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct thread_result *t = &r->threads[i];
 
-		calls += t->futex_calls;
-		wakeups += t->wakeups;
-		walked += t->chain_walked;
-		requeued += t->requeued;
-		switches += t->switches;
+		b.calls += t->futex_calls;
+		b.wakeups += t->wakeups;
+		b.walked += t->chain_walked;
+		b.requeued += t->requeued;
+		b.switches += t->switches;
 		blocked += (double)t->blocked_ps;
 	}
-	if (calls || wakeups || switches || blocked > 0)
+	b.blocked_ps = blocked;
+	b.asleep_pct = thread_ps > 0 ? 100.0 * blocked / thread_ps : 0.0;
+	return b;
+}
+
+/* Waits, wakes, switches and resizes; the workload's own figures. Nothing for a
+ * run that never blocked, switched or resized (hash-bench). */
+static void print_blocking(const struct results *r, FILE *out)
+{
+	struct blocking_totals b = blocking_totals(r);
+
+	if (b.calls || b.wakeups || b.switches || b.blocked_ps > 0)
 		fprintf(out,
 			"  blocking         %llu futex calls, %llu wake-ups, %llu chain entries walked, %llu requeued; "
 			"%.1f%% of thread time asleep; %llu context switches\n",
-			(unsigned long long)calls, (unsigned long long)wakeups, (unsigned long long)walked,
-			(unsigned long long)requeued, thread_ps > 0 ? 100.0 * blocked / thread_ps : 0.0,
-			(unsigned long long)switches);
+			(unsigned long long)b.calls, (unsigned long long)b.wakeups, (unsigned long long)b.walked,
+			(unsigned long long)b.requeued, b.asleep_pct, (unsigned long long)b.switches);
 	if (r->nfigures) {
 		fprintf(out, "  %s figures:\n", r->workload);
 		for (uint32_t i = 0; i < r->nfigures; i++) {
@@ -425,10 +448,8 @@ static void print_si(FILE *out, double v)
 		fprintf(out, "%.0f", v);
 }
 
-void results_print_summary(const struct results *r, int per_thread, FILE *out)
+void results_print_header(const struct results *r, FILE *out)
 {
-	double secs = (double)r->window_ps / 1e12;
-
 	fprintf(out, "# futexsim %s: scenario %s, machine %s, kernel %s, seed %llu\n", r->version,
 		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
 	if (strcmp(r->workload, "hash-bench") == 0)
@@ -436,6 +457,12 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 	else
 		fprintf(out, "# Running the '%s' workload (simulated):\n", r->workload);
 	fputs(r->perf_header, out);
+}
+
+void results_print_figures(const struct results *r, int per_thread, FILE *out)
+{
+	double secs = (double)r->window_ps / 1e12;
+
 	if (per_thread) {
 		for (uint32_t i = 0; i < r->nthreads; i++)
 			fputs(r->threads[i].perf_line, out);
@@ -463,6 +490,16 @@ void results_print_summary(const struct results *r, int per_thread, FILE *out)
 				(unsigned long long)h->transfers[XFER_REMOTE], h->what);
 		}
 	}
+}
+
+void results_print_summary(const struct results *r, int per_thread, FILE *out)
+{
+	results_print_header(r, out);
+	results_print_figures(r, per_thread, out);
+}
+
+void results_print_speed(const struct results *r, FILE *out)
+{
 	fprintf(out, "  wall time %.3f s for %llu simulated ops and %llu events: ", r->wall_secs,
 		(unsigned long long)r->ops_simulated, (unsigned long long)r->events);
 	print_si(out, r->wall_secs > 0 ? (double)r->ops_simulated / r->wall_secs : 0);
@@ -503,24 +540,215 @@ static void csv_text(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void results_print_csv(const struct results *r, FILE *out)
+/* The columns of show --csv before the workload's figures and "complete"
+ * (docs/results-format.md): those up to dram_fills first, where they always were. */
+static const char csv_columns[] =
+	"scenario,machine,kernel,workload,overrides,seed,threads,warmup_s,window_s,ops_per_sec,"
+	"stderr_pct,total_ops,transfers_smt,transfers_node,transfers_remote,transfers_per_op,dram_fills,file,"
+	"blocking_futex_calls,blocking_wakeups,blocking_chain_walked,blocking_requeued,blocking_asleep_pct,"
+	"blocking_context_switches,resizes,wall_s,simulated_ops,"
+	"events";
+
+void results_print_csv_header(const char *const *figures, size_t nfigures, FILE *out)
+{
+	fputs(csv_columns, out);
+	for (size_t i = 0; i < nfigures; i++) {
+		fputc(',', out);
+		csv_text(out, figures[i]);
+	}
+	fputs(",complete\n", out);
+}
+
+void results_print_csv_row(const struct results *r, const char *file, const char *const *figures, size_t nfigures,
+			   FILE *out)
 {
 	const char *const text[] = { r->scenario, r->machine, r->kernel, r->workload, r->overrides };
+	struct blocking_totals b = blocking_totals(r);
 
-	fputs("scenario,machine,kernel,workload,overrides,seed,threads,warmup_s,window_s,ops_per_sec,"
-	      "stderr_pct,total_ops,transfers_smt,transfers_node,transfers_remote,transfers_per_op,dram_fills,"
-	      "complete\n",
-	      out);
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		csv_text(out, text[i]);
 		fputc(',', out);
 	}
-	fprintf(out, "%llu,%u,%.12g,%.12g,%llu,%.2f,%llu,%llu,%llu,%llu,%.6f,%llu,%d\n", (unsigned long long)r->seed,
+	fprintf(out, "%llu,%u,%.12g,%.12g,%llu,%.2f,%llu,%llu,%llu,%llu,%.6f,%llu", (unsigned long long)r->seed,
 		r->nthreads, (double)r->warmup_ps / 1e12, (double)r->window_ps / 1e12,
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (unsigned long long)r->total_ops,
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
-		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r),
-		(unsigned long long)r->fills, !r->incomplete);
+		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r), (unsigned long long)r->fills);
+	fputc(',', out);
+	csv_text(out, file);
+	fprintf(out, ",%llu,%llu,%llu,%llu,%.6f,%llu,%u,%.6f,%llu,%llu", (unsigned long long)b.calls,
+		(unsigned long long)b.wakeups, (unsigned long long)b.walked, (unsigned long long)b.requeued,
+		b.asleep_pct, (unsigned long long)b.switches, r->nresizes, r->wall_secs,
+		(unsigned long long)r->ops_simulated, (unsigned long long)r->events);
+	for (size_t i = 0; i < nfigures; i++) {
+		fputc(',', out);
+		for (uint32_t k = 0; k < r->nfigures; k++)
+			if (strcmp(r->figures[k].name, figures[i]) == 0) {
+				fprintf(out, "%.12g", r->figures[k].value);
+				break;
+			}
+	}
+	fprintf(out, ",%d\n", !r->incomplete);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (v != v || v > 1.7e308 || v < -1.7e308)
+		fputs("null", out);
+	else
+		fprintf(out, "%.17g", v);
+}
+
+static void json_key(FILE *out, const char *indent, const char *key)
+{
+	fprintf(out, ",\n%s", indent);
+	json_str(out, key);
+	fputs(": ", out);
+}
+
+static void json_u64(FILE *out, const char *indent, const char *key, uint64_t v)
+{
+	json_key(out, indent, key);
+	fprintf(out, "%llu", (unsigned long long)v);
+}
+
+static void json_dbl(FILE *out, const char *indent, const char *key, double v)
+{
+	json_key(out, indent, key);
+	json_num(out, v);
+}
+
+static void json_text(FILE *out, const char *indent, const char *key, const char *v)
+{
+	json_key(out, indent, key);
+	json_str(out, v);
+}
+
+void results_print_json(const struct results *r, const char *file, FILE *out)
+{
+	const char *in = "    ";
+	struct blocking_totals b = blocking_totals(r);
+
+	fputs("  {\n    \"file\": ", out);
+	json_str(out, file);
+	json_text(out, in, "futexsim_version", r->version);
+	json_text(out, in, "scenario", r->scenario);
+	json_text(out, in, "machine", r->machine);
+	json_text(out, in, "kernel", r->kernel);
+	json_text(out, in, "workload", r->workload);
+	json_text(out, in, "overrides", r->overrides);
+	json_u64(out, in, "seed", r->seed);
+	json_u64(out, in, "threads", r->nthreads);
+	json_dbl(out, in, "warmup_s", (double)r->warmup_ps / 1e12);
+	json_dbl(out, in, "window_s", (double)r->window_ps / 1e12);
+	json_key(out, in, "complete");
+	fputs(r->incomplete ? "false" : "true", out);
+	json_u64(out, in, "ops_per_sec", r->avg.mean);
+	json_dbl(out, in, "stderr_pct", r->avg.stderr_pct);
+	json_u64(out, in, "total_ops", r->total_ops);
+	json_u64(out, in, "transfers_smt", r->transfers[XFER_SMT]);
+	json_u64(out, in, "transfers_node", r->transfers[XFER_NODE]);
+	json_u64(out, in, "transfers_remote", r->transfers[XFER_REMOTE]);
+	json_dbl(out, in, "transfers_per_op", transfers_per_op(r));
+	json_u64(out, in, "dram_fills", r->fills);
+	json_key(out, in, "blocking");
+	fprintf(out, "{\"futex_calls\": %llu, \"wakeups\": %llu, \"chain_walked\": %llu, \"requeued\": %llu, "
+		     "\"blocked_ps\": ",
+		(unsigned long long)b.calls, (unsigned long long)b.wakeups, (unsigned long long)b.walked,
+		(unsigned long long)b.requeued);
+	json_num(out, b.blocked_ps);
+	fputs(", \"asleep_pct\": ", out);
+	json_num(out, b.asleep_pct);
+	fprintf(out, ", \"context_switches\": %llu}", (unsigned long long)b.switches);
+	json_key(out, in, "figures");
+	fputc('{', out);
+	for (uint32_t i = 0; i < r->nfigures; i++) {
+		fputs(i ? ",\n      " : "\n      ", out);
+		json_str(out, r->figures[i].name);
+		fputs(": {\"value\": ", out);
+		json_num(out, r->figures[i].value);
+		fputs(", \"units\": ", out);
+		json_str(out, r->figures[i].units);
+		fputc('}', out);
+	}
+	fputs(r->nfigures ? "\n    }" : "}", out);
+	json_key(out, in, "resizes");
+	fputc('[', out);
+	for (uint32_t i = 0; i < r->nresizes; i++) {
+		const struct futex_resize *z = &r->resizes[i];
+
+		fprintf(out, "%s{\"process\": %u, \"from_buckets\": %u, \"to_buckets\": %u, \"start_s\": ",
+			i ? ",\n      " : "\n      ", z->pid, z->from, z->to);
+		json_num(out, (double)z->start / 1e12);
+		fputs(", \"in_use_after_s\": ", out);
+		if (z->end == SIMTIME_MAX)
+			fputs("null", out);
+		else
+			json_num(out, (double)(z->end - z->start) / 1e12);
+		fputc('}', out);
+	}
+	fputs(r->nresizes ? "\n    ]" : "]", out);
+	json_key(out, in, "hottest_lines");
+	fputc('[', out);
+	for (uint32_t i = 0; i < r->nhot; i++) {
+		const struct line_result *h = &r->lines[r->hot[i]];
+
+		fprintf(out, "%s{\"line\": %u, \"transfers\": %llu, \"smt\": %llu, \"node\": %llu, \"remote\": %llu, "
+			     "\"what\": ",
+			i ? ",\n      " : "\n      ", h->line, (unsigned long long)h->total_transfers,
+			(unsigned long long)h->transfers[XFER_SMT], (unsigned long long)h->transfers[XFER_NODE],
+			(unsigned long long)h->transfers[XFER_REMOTE]);
+		json_str(out, h->what);
+		fputc('}', out);
+	}
+	fputs(r->nhot ? "\n    ]" : "]", out);
+	json_key(out, in, "hottest_buckets");
+	fputc('[', out);
+	for (uint32_t i = 0; i < r->nhotb; i++) {
+		const struct bucket_result *bk = &r->buckets[r->hotb[i]];
+
+		fprintf(out, "%s{\"table\": ", i ? ",\n      " : "\n      ");
+		json_str(out, r->tables[bk->table].name);
+		fprintf(out, ", \"bucket\": %u, \"lock_wait_ps\": %llu, \"acquisitions\": %llu, \"contended\": %llu, "
+			     "\"futexes\": %llu}",
+			bk->bucket, (unsigned long long)bk->wait_ps, (unsigned long long)bk->acquisitions,
+			(unsigned long long)bk->contended, (unsigned long long)bk->hashed);
+	}
+	fputs(r->nhotb ? "\n    ]" : "]", out);
+	json_key(out, in, "per_thread");
+	fputc('[', out);
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		const struct thread_result *t = &r->threads[i];
+
+		fprintf(out, "%s{\"id\": %u, \"cpu\": %u, \"node\": %u, \"ops\": %llu, \"ops_per_sec\": %llu}",
+			i ? ",\n      " : "\n      ", t->id, t->cpu, t->node, (unsigned long long)t->ops,
+			(unsigned long long)t->ops_per_sec);
+	}
+	fputs(r->nthreads ? "\n    ]" : "]", out);
+	json_dbl(out, in, "wall_s", r->wall_secs);
+	json_u64(out, in, "simulated_ops", r->ops_simulated);
+	json_u64(out, in, "events", r->events);
+	fputs("\n  }", out);
 }
 
 uint64_t results_bytes(uint64_t lines, uint64_t buckets)

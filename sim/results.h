@@ -107,17 +107,39 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 int results_rank(struct results *r, uint32_t k, uint32_t kb);
 void results_free(struct results *r);
 
-/* perf's shape: per-thread lines (optional), then exactly one "Averaged ..." line,
- * then futexsim's own figures. The last line (wall-clock speed) is the only one
- * that differs between two runs of the same scenario and seed. */
+/* Only what the summary's header needs (version, names, overrides, seed, perf's
+ * header, warm-up and window), from a built sim: before the run, the header can
+ * be printed at once. -1 when out of memory (results_free it either way). */
+int results_header_from_sim(struct results *r, const struct sim *s);
+
+/* perf's shape: the header (results_print_header: futexsim's and perf's "Run
+ * summary" lines), then results_print_figures: per-thread lines (optional),
+ * exactly one "Averaged ..." line, then futexsim's own figures. Two runs of the
+ * same scenario and seed print the same summary, byte for byte. */
 void results_print_summary(const struct results *r, int per_thread, FILE *out);
+void results_print_header(const struct results *r, FILE *out);
+void results_print_figures(const struct results *r, int per_thread, FILE *out);
+
+/* The simulation's speed: "  wall time W s for O simulated ops and E events: ..."
+ * (the one line that differs between two runs; futexsim prints it on stderr). */
+void results_print_speed(const struct results *r, FILE *out);
 
 /* The hottest buckets (r->hotb), as a block in the summary's style. */
 void results_print_buckets(const struct results *r, FILE *out);
 
-/* Key figures for spreadsheets: one header line and one data line (RFC 4180
- * quoting). The columns are listed in docs/results-format.md. */
-void results_print_csv(const struct results *r, FILE *out);
+/* show --csv: the header line, with a column for each of the workload figures
+ * `figures` (the union over the files shown), then a row per file: every scalar
+ * figure of the summary, its name, the blocking totals, the speed, the named
+ * workload figures (empty when the run has none of that name) and "complete"
+ * last (RFC 4180 quoting). The columns are listed in docs/results-format.md. */
+void results_print_csv_header(const char *const *figures, size_t nfigures, FILE *out);
+void results_print_csv_row(const struct results *r, const char *file, const char *const *figures, size_t nfigures,
+			   FILE *out);
+
+/* show --json: one JSON object (indented, no newline after its closing brace)
+ * with every figure the summary prints, the hottest buckets and the per-thread
+ * ops; the caller puts the objects of several files in an array. */
+void results_print_json(const struct results *r, const char *file, FILE *out);
 
 /* The strings of `v` joined with spaces ("" when n is 0), malloc'd; NULL when
  * out of memory. The --set list as the summary and the CSV show it. */

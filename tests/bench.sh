@@ -9,11 +9,12 @@ set -eu
 bin=${1:-bin/futexsim}
 python=${PYTHON:-/usr/bin/python3}
 
-# measure ARGS...: runs ARGS, prints "CPU_SECONDS MAXRSS_KB" then its standard output
+# measure ARGS...: runs ARGS, prints "CPU_SECONDS MAXRSS_KB" then its standard output and error
+# (the "wall time" line is on standard error)
 measure() {
 	"$python" -c '
 import resource, subprocess, sys
-p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, text=True)
+p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.3f %d" % (r.ru_utime + r.ru_stime, r.ru_maxrss))
 sys.stdout.write(p.stdout)

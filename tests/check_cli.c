@@ -83,16 +83,6 @@ START_TEST(test_summary_has_perf_shape)
 }
 END_TEST
 
-/* Everything but the wall-clock line is a function of the scenario and the seed. */
-static char *without_wall_line(char *s)
-{
-	char *w = strstr(s, "  wall time");
-
-	if (w)
-		*w = '\0';
-	return s;
-}
-
 /* futexsim list: one line each, the name then its description, from the registries
  * and the preset files; and what the help says about where presets are found */
 START_TEST(test_list)
@@ -150,19 +140,65 @@ START_TEST(test_list)
 }
 END_TEST
 
+/* Standard output is a function of the scenario and the seed, byte for byte: the
+ * wall-clock line goes to stderr. */
 START_TEST(test_same_seed_same_output)
 {
-	char *a, *b, *c;
+	char *a, *b, *c, *err;
 
-	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2", &a), 0);
-	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2", &b), 0);
-	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 8 --set kernel.private_hash.buckets=2", &c), 0);
-	ck_assert_str_eq(without_wall_line(a), without_wall_line(b));
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2 2>/dev/null", &a), 0);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 --set kernel.private_hash.buckets=2 2>/dev/null", &b), 0);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 8 --set kernel.private_hash.buckets=2 2>/dev/null", &c), 0);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_null(strstr(a, "wall time"));
 	/* another seed moves the heap (ASLR) and the start times: another run */
-	ck_assert_str_ne(without_wall_line(a), without_wall_line(c));
+	ck_assert_str_ne(a, c);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --seed 7 2>&1 >/dev/null", &err), 0);
+	ck_assert_int_eq(count_matches(err, "^  wall time [0-9.]+ s for [0-9]+ simulated ops and [0-9]+ events: "), 1);
 	free(a);
 	free(b);
 	free(c);
+	free(err);
+}
+END_TEST
+
+/* --progress changes nothing on stdout and prints at least the final progress
+ * line on stderr; --quiet prints nothing but errors; stdout is a pipe here, and
+ * the header comes before the figures. */
+START_TEST(test_progress_and_quiet)
+{
+	char *plain, *prog, *err, *quiet;
+
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --per-thread 2>/dev/null", &plain), 0);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --per-thread --progress 2>/dev/null", &prog), 0);
+	ck_assert_str_eq(plain, prog);
+	ck_assert_int_eq(count_matches(plain, "^Run summary "), 1);
+	ck_assert(strstr(plain, "Run summary ") < strstr(plain, "Averaged "));
+	/* not a terminal: no progress unless asked */
+	ck_assert_int_eq(tu_futexsim("run " QUICK " 2>&1 >/dev/null", &err), 0);
+	ck_assert_int_eq(count_matches(err, "^progress: "), 0);
+	free(err);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --progress 2>&1 >/dev/null", &err), 0);
+	ck_assert_msg(count_matches(err, "^progress: 0\\.22 of 0\\.22 ms simulated \\(100%\\), [0-9]+ events, "
+					 "[0-9.]+ s$") == 1,
+		      "%s", err);
+	free(err);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --quiet", &quiet), 0);
+	ck_assert_str_eq(quiet, "");
+	free(quiet);
+	ck_assert_int_eq(tu_futexsim("run " QUICK " -q 2>/dev/null", &quiet), 0);
+	ck_assert_str_eq(quiet, "");
+	free(quiet);
+	/* errors still show */
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --quiet --set workload.futexes=lots", &quiet), 3);
+	ck_assert_ptr_nonnull(strstr(quiet, "workload.futexes=lots"));
+	free(quiet);
+	ck_assert_int_eq(tu_futexsim("run --help", &quiet), 0);
+	ck_assert_ptr_nonnull(strstr(quiet, "--progress"));
+	ck_assert_ptr_nonnull(strstr(quiet, "--quiet"));
+	free(quiet);
+	free(plain);
+	free(prog);
 }
 END_TEST
 
@@ -222,6 +258,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_summary_has_perf_shape);
 	tcase_add_test(tc, test_same_seed_same_output);
+	tcase_add_test(tc, test_progress_and_quiet);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_errors_name_the_place);
 	tcase_add_test(tc, test_list);

@@ -674,6 +674,49 @@ START_TEST(test_show_prints_the_run_summary)
 }
 END_TEST
 
+/* show --json and --csv over several files (hash-bench; a mutex with its workload
+ * figures; churn with resizes): tests/show_json.py parses them and checks every
+ * figure against show's text for the same file. A file that cannot be read is
+ * reported, left out, and fails the command with 3. */
+START_TEST(test_show_json_csv_several_files)
+{
+	char dir[64], *out, cmd[2048];
+
+	if (access("/usr/bin/python3", X_OK) != 0) {
+		fprintf(stderr, "SKIPPED test_show_json_csv_several_files: no /usr/bin/python3 to parse the JSON\n");
+		return;
+	}
+	tu_mkdtemp(dir, "futexsim-h5");
+	free(run_to(dir, "a.h5", QUICK " --per-thread", 0));
+	free(run_to(dir, "b.h5", "scenarios/workloads/mutex.yaml --set run.duration=1ms --set run.warmup=200us", 0));
+	free(run_to(dir, "c.h5", "scenarios/workloads/churn.yaml --set run.duration=3ms --seed 7", 0));
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 tests/show_json.py '%s' '%s/a.h5' '%s/b.h5' '%s/c.h5'", tu_bin(),
+		 dir, dir, dir);
+	ck_assert_msg(tu_shell(cmd, &out) == 0 && !strcmp(out, "OK 3 files\n"), "%s", out);
+	free(out);
+	/* a file that is not a result file: the others still printed, a valid array */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' show --json '%s/a.h5' /nonexistent.h5 '%s/c.h5' 2>'%s/err' | /usr/bin/python3 -c "
+		 "'import json, sys; print(len(json.load(sys.stdin)))'; cat '%s/err'",
+		 tu_bin(), dir, dir, dir, dir);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0);
+	ck_assert_msg(!strncmp(out, "2\nfutexsim: cannot read /nonexistent.h5:", 40), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "show --csv '%s/a.h5' /nonexistent.h5", dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 3);
+	free(out);
+	/* the text summary is of one file */
+	snprintf(cmd, sizeof(cmd), "show '%s/a.h5' '%s/c.h5'", dir, dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "several files only with --csv or --json"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "show --json --csv '%s/a.h5'", dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 2);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* The resolved scenario from a file runs again to the same figures. */
 START_TEST(test_show_scenario_reruns)
 {
@@ -1047,6 +1090,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_show_refuses_hostile_shapes, 0, sizeof(hostile) / sizeof(hostile[0]));
 	tcase_add_test(tc, test_show_prints_the_run_summary);
 	tcase_add_test(tc, test_show_scenario_reruns);
+	tcase_add_test(tc, test_show_json_csv_several_files);
 	tcase_add_test(tc, test_show_reads_older_and_refuses_broken_tables);
 	tcase_add_test(tc, test_show_refuses_other_files);
 	tcase_add_test(tc, test_default_name_and_no_output);
