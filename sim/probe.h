@@ -152,6 +152,9 @@ void probe_results_finish(struct probe_results *r, const struct probe_topology *
 
 /* Runs the micro-benchmarks on this machine for about o->seconds. Fails (status
  * FS_ERR_RUNTIME) when a thread cannot be pinned to an online CPU. */
+/* Pins the calling thread to Linux CPU `cpu` (sched_setaffinity); 0 or an errno. */
+int probe_pin_self(uint32_t cpu);
+
 int probe_measure(const struct probe_topology *t, const struct probe_options *o, struct probe_results *r,
 		  struct fs_error *e);
 /* The measured values, one per line, for the terminal. */

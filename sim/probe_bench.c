@@ -63,8 +63,7 @@ static inline void relax(void)
 #endif
 }
 
-/* Pins the calling thread to Linux CPU `cpu`; 0 or an errno. */
-static int pin_self(uint32_t cpu)
+int probe_pin_self(uint32_t cpu)
 {
 	cpu_set_t *set = CPU_ALLOC(cpu + 1);
 	size_t size = CPU_ALLOC_SIZE(cpu + 1);
@@ -305,7 +304,7 @@ static void *partner_main(void *arg)
 {
 	struct pingpong *p = arg;
 	int64_t last = 0;
-	int err = pin_self(p->partner_cpu);
+	int err = probe_pin_self(p->partner_cpu);
 
 	if (err) {
 		atomic_store(&p->failed, err);
@@ -367,7 +366,7 @@ static int measure_pair(uint32_t a, uint32_t b, double budget_s, struct samples 
 	pthread_t th;
 	int err, rc;
 
-	if ((err = pin_self(a)) != 0)
+	if ((err = probe_pin_self(a)) != 0)
 		return pin_failed(e, a, err);
 	if (posix_memalign((void **)&p, 128, sizeof(*p)) != 0)
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
@@ -520,7 +519,7 @@ struct busy {
 static void *busy_main(void *arg)
 {
 	struct busy *b = arg;
-	int err = pin_self(b->cpu);
+	int err = probe_pin_self(b->cpu);
 
 	if (err) {
 		atomic_store(&b->failed, err);
@@ -565,7 +564,7 @@ static int measure_smt(uint32_t a, uint32_t b, double budget_s, struct samples *
 	double t, start;
 	int err;
 
-	if ((err = pin_self(a)) != 0)
+	if ((err = probe_pin_self(a)) != 0)
 		return pin_failed(e, a, err);
 	for (t = trial_work(&ctx, count); t < TRIAL_WORK / 4 && count < (1ull << 36); t = trial_work(&ctx, count))
 		count *= 4;
@@ -744,7 +743,7 @@ static int measure_single(struct run *run, const char *what, trial_fn fn, void *
 	struct samples s = { 0 };
 	int err;
 
-	if ((err = pin_self(run->t->cpus[0].linux_id)) != 0)
+	if ((err = probe_pin_self(run->t->cpus[0].linux_id)) != 0)
 		return pin_failed(e, run->t->cpus[0].linux_id, err);
 	if (run_trials(fn, ctx, budget_of(run, weight), trial_s, 1e9, &s) < 0) {
 		free(s.v);
@@ -800,7 +799,7 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 		bool placed;
 		int err;
 
-		if ((err = pin_self(cpu)) != 0) {
+		if ((err = probe_pin_self(cpu)) != 0) {
 			free(s.v);
 			return pin_failed(e, cpu, err);
 		}

@@ -52,21 +52,6 @@ static double now_s(void)
 
 /* ---- pinning ----------------------------------------------------------------------- */
 
-static int pin_self(uint32_t cpu)
-{
-	cpu_set_t *set = CPU_ALLOC(cpu + 1);
-	size_t size = CPU_ALLOC_SIZE(cpu + 1);
-	int rc;
-
-	if (!set)
-		return ENOMEM;
-	CPU_ZERO_S(size, set);
-	CPU_SET_S(cpu, size, set);
-	rc = sched_setaffinity(0, size, set) ? errno : 0;
-	CPU_FREE(set);
-	return rc;
-}
-
 static int pin_refused(struct fs_error *e, uint32_t cpu, int err)
 {
 	return fs_fail(e, FS_ERR_RUNTIME,
@@ -181,7 +166,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	uint64_t ops = 0, unexpected = 0;
 
-	w->pin_err = pin_self(w->cpu);
+	w->pin_err = probe_pin_self(w->cpu);
 	pthread_barrier_wait(w->start);
 	if (w->pin_err)
 		return NULL;
