@@ -163,6 +163,8 @@ check: deps
 	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
 	echo "== tests/config_sources.py"; \
 	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
+	echo "== tests/docs_examples.sh"; \
+	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
 	echo "== tests/install.sh"; \
 	MAKE="$(MAKE)" sh tests/install.sh || failed=1; \
 	for t in $(TEST_BINS); do \

@@ -297,8 +297,9 @@ static char *temp_name(const char *path)
 	if (a && b) {
 		len = strlen(path) + 64;
 		out = malloc(len);
+		/* at most 200 bytes of the name: a 255-byte name (NAME_MAX) stays writable */
 		if (out)
-			snprintf(out, len, "%s/.%s.%ld.tmp", dirname(a), basename(b), (long)getpid());
+			snprintf(out, len, "%s/.%.200s.%ld.tmp", dirname(a), basename(b), (long)getpid());
 	}
 	free(a);
 	free(b);
@@ -579,11 +580,38 @@ static int write_run(struct h5out *o, const struct results *r, struct fs_error *
 }
 
 /* Makes the finished temporary file durable, then gives it its name. */
+/* An interrupted run never replaces an earlier file under its name: its file goes
+ * to NAME.incomplete.h5 (NAME.incomplete-PID.h5 when that is taken too). */
+static int divert_incomplete(struct h5out *o, struct fs_error *e)
+{
+	struct stat st;
+	size_t len = strlen(o->path);
+	size_t stem = len > 3 && !strcmp(o->path + len - 3, ".h5") ? len - 3 : len;
+	char *alt = malloc(stem + 64);
+
+	if (lstat(o->path, &st) < 0) {
+		free(alt);
+		return 0;
+	}
+	if (!alt)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+	snprintf(alt, stem + 64, "%.*s.incomplete.h5", (int)stem, o->path);
+	if (lstat(alt, &st) == 0)
+		snprintf(alt, stem + 64, "%.*s.incomplete-%ld.h5", (int)stem, o->path, (long)getpid());
+	free(o->path);
+	o->path = alt;
+	return 0;
+}
+
 static int publish(struct h5out *o, struct fs_error *e)
 {
 	char *copy = strdup(o->path);
 	int fd = open(o->tmp, O_RDONLY), rc = 0;
+	struct stat old;
 
+	/* replacing a file: the new one keeps its permissions */
+	if (fd >= 0 && stat(o->path, &old) == 0 && S_ISREG(old.st_mode))
+		fchmod(fd, old.st_mode & 07777);
 	if (fd < 0 || fsync(fd) < 0 || rename(o->tmp, o->path) < 0)
 		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", o->path, strerror(errno));
 	if (fd >= 0)
@@ -623,10 +651,11 @@ int h5out_finish(struct h5out *o, const struct scenario *sc, const struct result
 		h5out_abort(o);
 		return -1;
 	}
-	if (publish(o, e) < 0) {
+	if ((r->incomplete && divert_incomplete(o, e) < 0) || publish(o, e) < 0) {
 		h5out_abort(o);
 		return -1;
 	}
+	snprintf(o->published, sizeof(o->published), "%s", o->path);
 	free(o->tmp);
 	o->tmp = NULL;
 	h5out_abort(o);

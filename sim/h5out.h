@@ -37,6 +37,8 @@ struct h5out {
 	char *tmp;              /* temporary name in the same directory, NULL when none */
 	hid_t file;
 	hid_t series_time, series_ops, series_transfers; /* time series datasets, appended to during the run */
+	char published[4096];   /* where h5out_finish put the file: the path, or for an interrupted
+				   run over an existing file NAME.incomplete.h5 beside it */
 };
 
 /* How the run was started, for the provenance. */
@@ -56,7 +58,10 @@ int h5out_open(struct h5out *o, const char *path, const struct scenario *sc, con
 int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e);
 
 /* Writes the rest from the gathered results (results_from_sim), closes, syncs
- * and renames the file into place. On failure the temporary file is removed. */
+ * and renames the file into place (o->published), keeping the permissions of a
+ * file it replaces; an interrupted run (r->incomplete) never replaces an
+ * existing file: it goes to NAME.incomplete.h5. On failure the temporary file
+ * is removed. */
 int h5out_finish(struct h5out *o, const struct scenario *sc, const struct results *r, struct fs_error *e);
 
 /* Closes and removes the temporary file; safe after any failure (or none). */

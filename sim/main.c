@@ -26,7 +26,7 @@
 #define MAX_SETS 256
 #define MAX_CONFIG_DIRS 16
 
-/* Set by SIGINT and SIGTERM; the engine reads it between events (sim/core/engine.h)
+/* Set by SIGINT, SIGTERM and SIGHUP; the engine reads it between events (sim/core/engine.h)
  * and the run then ends with what it has. The program's one piece of global
  * mutable state: a signal handler can reach nothing else. */
 static volatile sig_atomic_t interrupted;
@@ -46,6 +46,7 @@ static void install_signal_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: the same clean stop, temporary file removed */
 	/* past a file size limit a write then fails (EFBIG) and is reported like a
 	 * full disk, instead of the signal killing the process mid-file */
 	signal(SIGXFSZ, SIG_IGN);
@@ -99,9 +100,10 @@ static const char usage_run[] =
 	"\n"
 	"Writes every figure, a time series per output.interval and the run's provenance\n"
 	"to one HDF5 file (docs/results-format.md), by default\n"
-	"results/SCENARIO-SEED-YYYYmmddTHHMMSSZ.h5 (results/ is created when missing).\n"
-	"The file appears only when complete; SIGINT or SIGTERM stops the run early, writes\n"
-	"the figures so far to a file marked incomplete, and exits with 130.\n"
+	"results/SCENARIO-SEED-YYYYmmddTHHMMSSZ-PID.h5 (results/ is created when missing).\n"
+	"The file appears only when complete; SIGINT, SIGTERM or SIGHUP stops the run early,\n"
+	"writes the figures so far to a file marked incomplete (NAME.incomplete.h5 instead\n"
+	"when NAME.h5 exists: an earlier result is never replaced), and exits with 130.\n"
 	"\n"
 	"Options:\n"
 	"  --set KEY=VALUE  override a scenario key by its dotted path; VALUE is YAML\n"
@@ -490,7 +492,7 @@ static int cmd_run(int argc, char **argv)
 		err = write_err;
 		status = FS_ERR_OUTPUT;
 	} else if (writing && !a.quiet) {
-		fprintf(stderr, "futexsim: results in %s%s\n", path, s.interrupted ? " (marked incomplete)" : "");
+		fprintf(stderr, "futexsim: results in %s%s\n", out.published, s.interrupted ? " (marked incomplete)" : "");
 	}
 	if (!status && s.interrupted) {
 		fprintf(stderr, "futexsim: interrupted at %.6g ms of %.6g ms simulated; the figures cover that time\n",

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +207,62 @@ START_TEST(test_sigint_leaves_an_incomplete_file)
 }
 END_TEST
 
+/* SIGHUP stops a run like SIGTERM (exit 130, its temporary file removed), and an
+ * interrupted run never replaces an earlier file under its name: that file keeps its
+ * contents and permissions, the incomplete one goes to x.incomplete.h5 beside it. A
+ * complete run that replaces a file keeps the file's permissions; a 255-byte name
+ * is writable (the temporary name keeps at most 200 bytes of it). */
+START_TEST(test_sighup_and_earlier_files)
+{
+	char dir[64], out[512], alt[512], tmp[600], longname[300], cmd[1200], *text;
+	struct stat st;
+	pid_t pid;
+	int status, waited = 0;
+
+	tu_mkdtemp(dir, "futexsim-hup");
+	snprintf(out, sizeof(out), "%s/x.h5", dir);
+	snprintf(alt, sizeof(alt), "%s/x.incomplete.h5", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' run scenarios/quickstart.yaml --set run.duration=50us -o '%s' > /dev/null 2>&1 && "
+		 "chmod 640 '%s'", tu_bin(), out, out);
+	ck_assert_int_eq(tu_shell(cmd, &text), 0);
+	free(text);
+	pid = start_run(out);
+	/* once its temporary file exists the run is under way, its handlers installed */
+	snprintf(tmp, sizeof(tmp), "%s/.x.h5.%ld.tmp", dir, (long)pid);
+	while (!tu_exists(tmp) && waited++ < 2000)
+		usleep(10000);
+	ck_assert_msg(tu_exists(tmp), "no temporary file appeared");
+	usleep(100000);
+	kill(pid, SIGHUP);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d", status);
+	ck_assert_int_eq(incomplete_attr(out), 0); /* the earlier, complete file */
+	ck_assert_int_eq(stat(out, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+	ck_assert_int_eq(incomplete_attr(alt), 1);
+	unlink(alt);
+	ck_assert_int_eq(check_leftovers(dir, "x.h5", pid), 0);
+
+	/* a complete run replaces it, with its permissions */
+	snprintf(cmd, sizeof(cmd), "'%s' run scenarios/quickstart.yaml --set run.duration=50us -o '%s' > /dev/null 2>&1",
+		 tu_bin(), out);
+	ck_assert_int_eq(tu_shell(cmd, &text), 0);
+	free(text);
+	ck_assert_int_eq(stat(out, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+
+	memset(longname, 'n', 252);
+	memcpy(longname + 252, ".h5", 4); /* 255 bytes */
+	snprintf(cmd, sizeof(cmd), "'%s' run scenarios/quickstart.yaml --set run.duration=50us -o '%s/%s' > /dev/null 2>&1",
+		 tu_bin(), dir, longname);
+	ck_assert_int_eq(tu_shell(cmd, &text), 0);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "%s/%s", dir, longname);
+	ck_assert(tu_exists(cmd));
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kill");
@@ -213,6 +270,7 @@ int main(void)
 
 	tcase_add_test(tc, test_sigkill_never_leaves_a_final_file);
 	tcase_add_test(tc, test_sigint_leaves_an_incomplete_file);
+	tcase_add_test(tc, test_sighup_and_earlier_files);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
