@@ -14,6 +14,7 @@
 #include "models/refcount.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
+#include "sim/compare.h"
 #include "sim/core/yamltree.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
@@ -62,6 +63,10 @@ static const char usage_main[] =
 	"                                write the results to an HDF5 file\n"
 	"  show FILE.h5... [OPTIONS]     print a result file's summary, hottest lines and buckets,\n"
 	"                                or several files' figures as CSV or JSON\n"
+	"  compare A.h5 B.h5... [OPTIONS]\n"
+	"                                compare result files with the first (A): every figure's\n"
+	"                                delta, the lines and buckets that changed most; gate on\n"
+	"                                thresholds (--fail-if) for CI\n"
 	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
 	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
@@ -181,6 +186,38 @@ static const char usage_show[] =
 	"                filled in): YAML that `futexsim run` accepts\n"
 	"  -h, --help    show this help\n"
 	"See docs/results-format.md for the columns and keys.\n";
+
+static const char usage_compare[] =
+	"usage: futexsim compare A.h5 B.h5 [C.h5...] [--fail-if 'FIGURE OP VALUE']... [--json]\n"
+	"\n"
+	"Compares each result file after the first with the first, the base A: for every\n"
+	"figure its base value, value, delta (value - base) and relative delta (%%): ops_per_sec\n"
+	"(perf's Averaged mean), stderr_pct, total_ops, transfers_smt, transfers_node,\n"
+	"transfers_remote and their sum transfers, transfers_per_op, remote_transfers_per_op,\n"
+	"dram_fills, for blocking workloads the blocking_* totals (futex calls, wake-ups, chain\n"
+	"entries walked, requeued, asleep %%, context switches), and every workload figure\n"
+	"present in both files, by name with its units. The names are show --csv's columns.\n"
+	"Then the 5 lines whose transfers changed most (matched by description) and the 5\n"
+	"buckets whose lock wait changed most (matched by table name and bucket index).\n"
+	"\n"
+	"Options:\n"
+	"  --fail-if 'FIGURE OP VALUE'\n"
+	"               a threshold (repeatable): OP is < or >, VALUE a number; with %% it is\n"
+	"               compared with the relative delta, without with the delta. The\n"
+	"               threshold fails when the change is beyond it, e.g.\n"
+	"                 --fail-if 'ops_per_sec < -5%%'     B more than 5%% slower than A\n"
+	"                 --fail-if 'remote_transfers_per_op > +10%%'\n"
+	"                 --fail-if 'dram_fills > 1000'     more than 1000 more fills\n"
+	"               Each threshold prints a line on stderr, for a failed one:\n"
+	"                 compare: FAILED ops_per_sec -7.30%% < -5%% (A 2345678, B 2174512)\n"
+	"  --json       the comparison as one JSON object on stdout: {\"base\": FILE,\n"
+	"               \"comparisons\": [{\"file\", \"figures\": {NAME: {base, value, delta,\n"
+	"               rel, units}}, \"lines\", \"buckets\"}...]} (rel null when the base is 0)\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Files are labelled A, B, C, ... in the order given. Exit status: 0 every threshold\n"
+	"passed, 1 one failed, 2 bad command line, bad expression or unknown figure name (the\n"
+	"message lists the names), 3 a file cannot be read.\n";
 
 static const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
@@ -648,6 +685,173 @@ static int cmd_show(int argc, char **argv)
 	return status;
 }
 
+#define MAX_THRESHOLDS 64
+
+/* "A", "B", ... for the i-th file of compare. */
+static void compare_label(char *buf, size_t size, size_t i)
+{
+	if (i < 26)
+		snprintf(buf, size, "%c", (char)('A' + i));
+	else
+		snprintf(buf, size, "F%zu", i + 1);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	char **paths = calloc((size_t)argc, sizeof(*paths));
+	struct compare_threshold *thr = calloc(MAX_THRESHOLDS, sizeof(*thr));
+	struct results *res = NULL;
+	struct compare *cmp = NULL;
+	size_t npaths = 0, nthr = 0, nread = 0, ncmp = 0;
+	bool json = false;
+	int status = FS_OK, failed = 0;
+	struct fs_error err = { 0 };
+
+	if (!paths || !thr) {
+		fprintf(stderr, "futexsim: out of memory\n");
+		status = FS_ERR_RUNTIME;
+		goto out;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage_compare, stdout);
+			goto out;
+		} else if (!strcmp(arg, "--json")) {
+			json = true;
+		} else if (is_option(arg, "--fail-if")) {
+			const char *v = option_value(argc, argv, &i, "--fail-if");
+
+			if (!v) {
+				fprintf(stderr, "futexsim compare: --fail-if needs 'FIGURE OP VALUE'\n");
+				status = FS_ERR_USAGE;
+				goto out;
+			}
+			if (nthr == MAX_THRESHOLDS) {
+				fprintf(stderr, "futexsim compare: more than %d --fail-if options\n", MAX_THRESHOLDS);
+				status = FS_ERR_USAGE;
+				goto out;
+			}
+			if (compare_parse_threshold(v, &thr[nthr++], &err) < 0) {
+				fprintf(stderr, "futexsim compare: %s\n", err.msg);
+				status = FS_ERR_USAGE;
+				goto out;
+			}
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "futexsim compare: unknown option '%s' (see futexsim compare --help)\n", arg);
+			status = FS_ERR_USAGE;
+			goto out;
+		} else {
+			paths[npaths++] = argv[i];
+		}
+	}
+	if (npaths < 2) {
+		fprintf(stderr, "futexsim compare: needs two result files or more, the base first "
+				"(see futexsim compare --help)\n");
+		status = FS_ERR_USAGE;
+		goto out;
+	}
+	res = calloc(npaths, sizeof(*res));
+	cmp = calloc(npaths - 1, sizeof(*cmp));
+	if (!res || !cmp) {
+		fprintf(stderr, "futexsim: out of memory\n");
+		status = FS_ERR_RUNTIME;
+		goto out;
+	}
+	for (; nread < npaths; nread++) {
+		struct h5read_info info;
+
+		if (h5read_results(paths[nread], 0, &res[nread], &info, &err) < 0) {
+			results_free(&res[nread]);
+			fprintf(stderr, "futexsim: %s\n", err.msg);
+			status = err.status ? err.status : FS_ERR_INPUT;
+			goto out;
+		}
+	}
+	for (; ncmp < npaths - 1; ncmp++) {
+		if (compare_results(&res[0], &res[ncmp + 1], &cmp[ncmp]) < 0) {
+			compare_free(&cmp[ncmp]);
+			fprintf(stderr, "futexsim: out of memory comparing %s with %s\n", paths[ncmp + 1], paths[0]);
+			status = FS_ERR_RUNTIME;
+			goto out;
+		}
+	}
+	/* every threshold names a figure of every comparison */
+	for (size_t t = 0; t < nthr; t++)
+		for (size_t k = 0; k < ncmp; k++)
+			if (!compare_find(&cmp[k], thr[t].figure)) {
+				char names[4096];
+
+				compare_names(&cmp[k], names, sizeof(names));
+				fprintf(stderr, "futexsim compare: --fail-if: unknown figure '%s' (not in both %s and %s); "
+						"known figures: %s\n",
+					thr[t].figure, paths[0], paths[k + 1], names);
+				status = FS_ERR_USAGE;
+				goto out;
+			}
+	if (json) {
+		fputs("{\n  \"base\": ", stdout);
+		/* a file name as a JSON string: the same escaping as the figures' */
+		printf("\"");
+		for (const char *p = paths[0]; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				putchar('\\');
+			if ((unsigned char)*p < 0x20)
+				printf("\\u%04x", (unsigned char)*p);
+			else
+				putchar(*p);
+		}
+		fputs("\",\n  \"comparisons\": [\n", stdout);
+		for (size_t k = 0; k < ncmp; k++) {
+			if (k)
+				fputs(",\n", stdout);
+			compare_print_json(&cmp[k], paths[k + 1], stdout);
+		}
+		fputs("\n  ]\n}\n", stdout);
+	} else {
+		for (size_t k = 0; k < ncmp; k++) {
+			if (k)
+				putchar('\n');
+			compare_print(&cmp[k], paths[0], paths[k + 1], stdout);
+		}
+	}
+	fflush(stdout);
+	for (size_t k = 0; k < ncmp; k++) {
+		char a[24], b[24];
+
+		compare_label(a, sizeof(a), 0);
+		compare_label(b, sizeof(b), k + 1);
+		for (size_t t = 0; t < nthr; t++) {
+			const struct compare_figure *f = compare_find(&cmp[k], thr[t].figure);
+			bool bad = compare_threshold_failed(&thr[t], f);
+
+			fputs(bad ? "compare: FAILED " : "compare: passed ", stderr);
+			compare_print_threshold(&thr[t], f, bad, a, b, stderr);
+			if (ncmp > 1)
+				fprintf(stderr, " [%s: %s]", b, paths[k + 1]);
+			fputc('\n', stderr);
+			failed += bad;
+		}
+	}
+	if (failed)
+		status = FS_ERR_RUNTIME;
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "futexsim: cannot write to standard output\n");
+		status = FS_ERR_OUTPUT;
+	}
+out:
+	for (size_t k = 0; k < ncmp; k++)
+		compare_free(&cmp[k]);
+	for (size_t i = 0; i < nread; i++)
+		results_free(&res[i]);
+	free(cmp);
+	free(res);
+	free(thr);
+	free(paths);
+	return status;
+}
+
 static int cmp_preset(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -822,13 +1026,14 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "help")) {
 		const char *usage = !strcmp(argv[2], "run")     ? usage_run
 				    : !strcmp(argv[2], "show")  ? usage_show
+				    : !strcmp(argv[2], "compare") ? usage_compare
 				    : !strcmp(argv[2], "probe") ? usage_probe
 				    : !strcmp(argv[2], "list")  ? usage_list
 								: NULL;
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, list, probe)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, list, probe)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -840,6 +1045,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "show"))
 		return cmd_show(argc, argv);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc, argv);
 	if (!strcmp(cmd, "list"))

@@ -369,12 +369,7 @@ static void print_value(FILE *out, double v, const char *units)
 }
 
 /* The blocking figures of every thread, summed. */
-struct blocking_totals {
-	uint64_t calls, wakeups, walked, requeued, switches;
-	double blocked_ps, asleep_pct; /* asleep, and that in percent of thread time in the window */
-};
-
-static struct blocking_totals blocking_totals(const struct results *r)
+struct blocking_totals results_blocking_totals(const struct results *r)
 {
 	struct blocking_totals b = { 0 };
 	double blocked = 0, thread_ps = (double)r->window_ps * r->nthreads;
@@ -398,7 +393,7 @@ static struct blocking_totals blocking_totals(const struct results *r)
  * run that never blocked, switched or resized (hash-bench). */
 static void print_blocking(const struct results *r, FILE *out)
 {
-	struct blocking_totals b = blocking_totals(r);
+	struct blocking_totals b = results_blocking_totals(r);
 
 	if (b.calls || b.wakeups || b.switches || b.blocked_ps > 0)
 		fprintf(out,
@@ -427,7 +422,7 @@ static void print_blocking(const struct results *r, FILE *out)
 }
 
 /* Line transfers of every class per op in the window. */
-static double transfers_per_op(const struct results *r)
+double results_transfers_per_op(const struct results *r)
 {
 	uint64_t all = 0;
 
@@ -476,7 +471,7 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out)
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
-		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r));
+		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r));
 	fprintf(out, "  DRAM fills       %llu\n", (unsigned long long)r->fills);
 	print_blocking(r, out);
 	if (r->nhot) {
@@ -563,7 +558,7 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 			   FILE *out)
 {
 	const char *const text[] = { r->scenario, r->machine, r->kernel, r->workload, r->overrides };
-	struct blocking_totals b = blocking_totals(r);
+	struct blocking_totals b = results_blocking_totals(r);
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		csv_text(out, text[i]);
@@ -573,7 +568,7 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 		r->nthreads, (double)r->warmup_ps / 1e12, (double)r->window_ps / 1e12,
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (unsigned long long)r->total_ops,
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
-		(unsigned long long)r->transfers[XFER_REMOTE], transfers_per_op(r), (unsigned long long)r->fills);
+		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r), (unsigned long long)r->fills);
 	fputc(',', out);
 	csv_text(out, file);
 	fprintf(out, ",%llu,%llu,%llu,%llu,%.6f,%llu,%u,%.6f,%llu,%llu", (unsigned long long)b.calls,
@@ -647,7 +642,7 @@ static void json_text(FILE *out, const char *indent, const char *key, const char
 void results_print_json(const struct results *r, const char *file, FILE *out)
 {
 	const char *in = "    ";
-	struct blocking_totals b = blocking_totals(r);
+	struct blocking_totals b = results_blocking_totals(r);
 
 	fputs("  {\n    \"file\": ", out);
 	json_str(out, file);
@@ -669,7 +664,7 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 	json_u64(out, in, "transfers_smt", r->transfers[XFER_SMT]);
 	json_u64(out, in, "transfers_node", r->transfers[XFER_NODE]);
 	json_u64(out, in, "transfers_remote", r->transfers[XFER_REMOTE]);
-	json_dbl(out, in, "transfers_per_op", transfers_per_op(r));
+	json_dbl(out, in, "transfers_per_op", results_transfers_per_op(r));
 	json_u64(out, in, "dram_fills", r->fills);
 	json_key(out, in, "blocking");
 	fprintf(out, "{\"futex_calls\": %llu, \"wakeups\": %llu, \"chain_walked\": %llu, \"requeued\": %llu, "

@@ -149,6 +149,16 @@ char *results_join(const char *const *v, size_t n);
  * lower index, into idx[]; their number in *count. -1 when out of memory. */
 int results_top(const uint64_t *key, uint64_t n, uint32_t k, uint64_t *idx, uint32_t *count);
 
+/* The blocking figures of every thread, summed (all 0 for a run that never blocked). */
+struct blocking_totals {
+	uint64_t calls, wakeups, walked, requeued, switches;
+	double blocked_ps, asleep_pct; /* asleep, and that in percent of thread time in the window */
+};
+struct blocking_totals results_blocking_totals(const struct results *r);
+
+/* Line transfers of every class per op in the window (0 without ops). */
+double results_transfers_per_op(const struct results *r);
+
 /* Bytes the gathered results take for `lines` lines with traffic and `buckets`
  * buckets (a row each, a line's description and fields strings), and what the
  * result file's writer gathers beside them. */

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/compare.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add(struct compare *c, const char *name, const char *units, int decimals, bool shown, double base,
+		double value)
+{
+	struct compare_figure *f;
+
+	if (c->nfigures == COMPARE_MAX_FIGURES)
+		return;
+	f = &c->figures[c->nfigures++];
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->units, sizeof(f->units), "%s", units);
+	f->decimals = decimals;
+	f->shown = shown;
+	f->base = base;
+	f->value = value;
+	f->delta = value - base;
+	if (f->delta == 0)
+		f->rel = 0;
+	else if (base == 0)
+		f->rel = f->delta > 0 ? INFINITY : -INFINITY;
+	else
+		f->rel = 100.0 * f->delta / fabs(base);
+}
+
+static uint64_t all_transfers(const struct results *r)
+{
+	uint64_t all = 0;
+
+	for (int k = 0; k < XFER_NCLASSES; k++)
+		all += r->transfers[k];
+	return all;
+}
+
+static bool blocked(const struct blocking_totals *b)
+{
+	return b->calls || b->wakeups || b->switches || b->blocked_ps > 0;
+}
+
+/* A line or bucket of either run, to be matched with the other's by key. */
+struct entry {
+	const char *what;
+	uint32_t bucket;
+	double base, value;
+};
+
+static int by_key(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+	int d = strcmp(a->what, b->what);
+
+	if (d)
+		return d;
+	return a->bucket < b->bucket ? -1 : a->bucket > b->bucket;
+}
+
+/* Sorts e[0..n) by key, merges the entries of equal keys and picks the (up
+ * to) COMPARE_TOP with the largest non-zero |value - base| into out. */
+static int top_changes(struct entry *e, size_t n, struct compare_change *out, uint32_t *count)
+{
+	size_t m = 0;
+
+	qsort(e, n, sizeof(*e), by_key);
+	for (size_t i = 0; i < n; i++) {
+		if (m && by_key(&e[m - 1], &e[i]) == 0) {
+			e[m - 1].base += e[i].base;
+			e[m - 1].value += e[i].value;
+		} else {
+			e[m++] = e[i];
+		}
+	}
+	*count = 0;
+	while (*count < COMPARE_TOP) {
+		size_t best = m;
+		double bd = 0;
+
+		for (size_t i = 0; i < m; i++) {
+			double d = fabs(e[i].value - e[i].base);
+
+			if (d > bd) {
+				bd = d;
+				best = i;
+			}
+		}
+		if (best == m)
+			break;
+		out[*count] = (struct compare_change){ strdup(e[best].what), e[best].bucket, e[best].base,
+						       e[best].value, e[best].value - e[best].base };
+		if (!out[(*count)++].what)
+			return -1;
+		e[best].value = e[best].base; /* taken */
+	}
+	return 0;
+}
+
+static int compare_lines(const struct results *a, const struct results *b, struct compare *c)
+{
+	size_t n = (size_t)a->nlines + b->nlines, k = 0;
+	struct entry *e = malloc((n ? n : 1) * sizeof(*e));
+	int rc;
+
+	if (!e)
+		return -1;
+	for (uint32_t i = 0; i < a->nlines; i++)
+		e[k++] = (struct entry){ a->lines[i].what ? a->lines[i].what : "", 0,
+					 (double)a->lines[i].total_transfers, 0 };
+	for (uint32_t i = 0; i < b->nlines; i++)
+		e[k++] = (struct entry){ b->lines[i].what ? b->lines[i].what : "", 0, 0,
+					 (double)b->lines[i].total_transfers };
+	rc = top_changes(e, k, c->lines, &c->nlines);
+	free(e);
+	return rc;
+}
+
+static int compare_buckets(const struct results *a, const struct results *b, struct compare *c)
+{
+	size_t n = (size_t)a->nbuckets + b->nbuckets, k = 0;
+	struct entry *e = malloc((n ? n : 1) * sizeof(*e));
+	int rc;
+
+	if (!e)
+		return -1;
+	for (uint64_t i = 0; i < a->nbuckets; i++)
+		if (a->buckets[i].table < a->ntables)
+			e[k++] = (struct entry){ a->tables[a->buckets[i].table].name, a->buckets[i].bucket,
+						 (double)a->buckets[i].wait_ps, 0 };
+	for (uint64_t i = 0; i < b->nbuckets; i++)
+		if (b->buckets[i].table < b->ntables)
+			e[k++] = (struct entry){ b->tables[b->buckets[i].table].name, b->buckets[i].bucket, 0,
+						 (double)b->buckets[i].wait_ps };
+	rc = top_changes(e, k, c->buckets, &c->nbuckets);
+	free(e);
+	return rc;
+}
+
+int compare_results(const struct results *a, const struct results *b, struct compare *c)
+{
+	struct blocking_totals ba = results_blocking_totals(a), bb = results_blocking_totals(b);
+	bool shown = blocked(&ba) || blocked(&bb);
+
+	memset(c, 0, sizeof(*c));
+	add(c, "ops_per_sec", "ops/s", 0, true, (double)a->avg.mean, (double)b->avg.mean);
+	add(c, "stderr_pct", "%", 2, true, a->avg.stderr_pct, b->avg.stderr_pct);
+	add(c, "total_ops", "ops", 0, true, (double)a->total_ops, (double)b->total_ops);
+	add(c, "transfers_smt", "transfers", 0, true, (double)a->transfers[XFER_SMT], (double)b->transfers[XFER_SMT]);
+	add(c, "transfers_node", "transfers", 0, true, (double)a->transfers[XFER_NODE],
+	    (double)b->transfers[XFER_NODE]);
+	add(c, "transfers_remote", "transfers", 0, true, (double)a->transfers[XFER_REMOTE],
+	    (double)b->transfers[XFER_REMOTE]);
+	add(c, "transfers", "transfers", 0, true, (double)all_transfers(a), (double)all_transfers(b));
+	add(c, "transfers_per_op", "transfers/op", 6, true, results_transfers_per_op(a), results_transfers_per_op(b));
+	add(c, "remote_transfers_per_op", "transfers/op", 6, true,
+	    a->total_ops ? (double)a->transfers[XFER_REMOTE] / (double)a->total_ops : 0.0,
+	    b->total_ops ? (double)b->transfers[XFER_REMOTE] / (double)b->total_ops : 0.0);
+	add(c, "dram_fills", "fills", 0, true, (double)a->fills, (double)b->fills);
+	add(c, "blocking_futex_calls", "calls", 0, shown, (double)ba.calls, (double)bb.calls);
+	add(c, "blocking_wakeups", "wake-ups", 0, shown, (double)ba.wakeups, (double)bb.wakeups);
+	add(c, "blocking_chain_walked", "entries", 0, shown, (double)ba.walked, (double)bb.walked);
+	add(c, "blocking_requeued", "waiters", 0, shown, (double)ba.requeued, (double)bb.requeued);
+	add(c, "blocking_asleep_pct", "%", 6, shown, ba.asleep_pct, bb.asleep_pct);
+	add(c, "blocking_context_switches", "switches", 0, shown, (double)ba.switches, (double)bb.switches);
+	for (uint32_t i = 0; i < a->nfigures; i++)
+		for (uint32_t j = 0; j < b->nfigures; j++)
+			if (!strcmp(a->figures[i].name, b->figures[j].name)) {
+				add(c, a->figures[i].name, a->figures[i].units, -1, true, a->figures[i].value,
+				    b->figures[j].value);
+				break;
+			}
+	if (compare_lines(a, b, c) < 0 || compare_buckets(a, b, c) < 0)
+		return -1;
+	return 0;
+}
+
+void compare_free(struct compare *c)
+{
+	for (uint32_t i = 0; i < c->nlines; i++)
+		free(c->lines[i].what);
+	for (uint32_t i = 0; i < c->nbuckets; i++)
+		free(c->buckets[i].what);
+	c->nlines = c->nbuckets = 0;
+}
+
+const struct compare_figure *compare_find(const struct compare *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nfigures; i++)
+		if (!strcmp(c->figures[i].name, name))
+			return &c->figures[i];
+	return NULL;
+}
+
+void compare_names(const struct compare *c, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (uint32_t i = 0; i < c->nfigures && len < size; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", c->figures[i].name);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+/* A value as show --csv prints it (decimals), with a sign for deltas. */
+static void fmt_num(char *buf, size_t size, double v, int decimals, bool sign)
+{
+	if (decimals >= 0)
+		snprintf(buf, size, sign ? "%+.*f" : "%.*f", decimals, v);
+	else
+		snprintf(buf, size, sign ? "%+.12g" : "%.12g", v);
+}
+
+static void print_num(FILE *out, double v, int decimals, bool sign)
+{
+	char buf[64];
+
+	fmt_num(buf, sizeof(buf), v, decimals, sign);
+	fputs(buf, out);
+}
+
+static void fmt_rel(char *buf, size_t size, double rel)
+{
+	if (isinf(rel))
+		snprintf(buf, size, "%s", rel > 0 ? "+inf%" : "-inf%");
+	else
+		snprintf(buf, size, "%+.2f%%", rel);
+}
+
+static void print_rel(FILE *out, double rel)
+{
+	char buf[64];
+
+	fmt_rel(buf, sizeof(buf), rel);
+	fputs(buf, out);
+}
+
+static double rel_of(double base, double delta)
+{
+	if (delta == 0)
+		return 0;
+	if (base == 0)
+		return delta > 0 ? INFINITY : -INFINITY;
+	return 100.0 * delta / fabs(base);
+}
+
+void compare_print(const struct compare *c, const char *base_file, const char *file, FILE *out)
+{
+	fprintf(out, "futexsim compare: %s (base) vs %s\n", base_file, file);
+	fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", "figure", "base", "value", "delta", "rel", "units");
+	for (uint32_t i = 0; i < c->nfigures; i++) {
+		const struct compare_figure *f = &c->figures[i];
+		char b[64], v[64], d[64], r[64];
+
+		if (!f->shown)
+			continue;
+		fmt_num(b, sizeof(b), f->base, f->decimals, false);
+		fmt_num(v, sizeof(v), f->value, f->decimals, false);
+		fmt_num(d, sizeof(d), f->delta, f->decimals, true);
+		fmt_rel(r, sizeof(r), f->rel);
+		fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", f->name, b, v, d, r, f->units);
+	}
+	fprintf(out, "  lines whose transfers changed most (base -> value, delta):\n");
+	if (!c->nlines)
+		fprintf(out, "    none changed\n");
+	for (uint32_t i = 0; i < c->nlines; i++) {
+		const struct compare_change *l = &c->lines[i];
+
+		fprintf(out, "    %2u. %10.0f -> %10.0f %+11.0f ", i + 1, l->base, l->value, l->delta);
+		print_rel(out, rel_of(l->base, l->delta));
+		fprintf(out, "  %s\n", l->what);
+	}
+	fprintf(out, "  buckets whose lock wait changed most (us: base -> value, delta):\n");
+	if (!c->nbuckets)
+		fprintf(out, "    none changed\n");
+	for (uint32_t i = 0; i < c->nbuckets; i++) {
+		const struct compare_change *k = &c->buckets[i];
+
+		fprintf(out, "    %2u. %12.3f -> %12.3f %+13.3f ", i + 1, k->base / 1e6, k->value / 1e6, k->delta / 1e6);
+		print_rel(out, rel_of(k->base, k->delta));
+		fprintf(out, "  %s bucket %u\n", k->what, k->bucket);
+	}
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", out);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", out);
+	else
+		fprintf(out, "%.17g", v);
+}
+
+static void json_change(FILE *out, double base, double value, double delta)
+{
+	fputs("\"base\": ", out);
+	json_num(out, base);
+	fputs(", \"value\": ", out);
+	json_num(out, value);
+	fputs(", \"delta\": ", out);
+	json_num(out, delta);
+	fputs(", \"rel\": ", out);
+	json_num(out, rel_of(base, delta));
+}
+
+void compare_print_json(const struct compare *c, const char *file, FILE *out)
+{
+	uint32_t n = 0;
+
+	fputs("    {\n      \"file\": ", out);
+	json_str(out, file);
+	fputs(",\n      \"figures\": {", out);
+	for (uint32_t i = 0; i < c->nfigures; i++) {
+		const struct compare_figure *f = &c->figures[i];
+
+		if (!f->shown)
+			continue;
+		fputs(n++ ? ",\n        " : "\n        ", out);
+		json_str(out, f->name);
+		fputs(": {", out);
+		json_change(out, f->base, f->value, f->delta);
+		fputs(", \"units\": ", out);
+		json_str(out, f->units);
+		fputc('}', out);
+	}
+	fputs(n ? "\n      },\n      \"lines\": [" : "},\n      \"lines\": [", out);
+	for (uint32_t i = 0; i < c->nlines; i++) {
+		fputs(i ? ",\n        {\"what\": " : "\n        {\"what\": ", out);
+		json_str(out, c->lines[i].what);
+		fputs(", ", out);
+		json_change(out, c->lines[i].base, c->lines[i].value, c->lines[i].delta);
+		fputc('}', out);
+	}
+	fputs(c->nlines ? "\n      ],\n      \"buckets\": [" : "],\n      \"buckets\": [", out);
+	for (uint32_t i = 0; i < c->nbuckets; i++) {
+		fputs(i ? ",\n        {\"table\": " : "\n        {\"table\": ", out);
+		json_str(out, c->buckets[i].what);
+		fprintf(out, ", \"bucket\": %u, \"units\": \"ps\", ", c->buckets[i].bucket);
+		json_change(out, c->buckets[i].base, c->buckets[i].value, c->buckets[i].delta);
+		fputc('}', out);
+	}
+	fputs(c->nbuckets ? "\n      ]\n    }" : "]\n    }", out);
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+int compare_parse_threshold(const char *expr, struct compare_threshold *t, struct fs_error *e)
+{
+	const char *op = strpbrk(expr, "<>"), *name = skip_space(expr), *v, *end;
+	size_t len;
+	char *num_end;
+
+	memset(t, 0, sizeof(*t));
+	if (!op || strpbrk(op + 1, "<>"))
+		return fs_fail(e, FS_ERR_USAGE, "--fail-if '%s': not FIGURE < VALUE or FIGURE > VALUE", expr);
+	len = (size_t)(op - name);
+	while (len && isspace((unsigned char)name[len - 1]))
+		len--;
+	if (!len || len >= sizeof(t->figure))
+		return fs_fail(e, FS_ERR_USAGE, "--fail-if '%s': %s", expr,
+			       len ? "figure name too long" : "no figure name before the operator");
+	for (size_t i = 0; i < len; i++)
+		if (isspace((unsigned char)name[i]))
+			return fs_fail(e, FS_ERR_USAGE, "--fail-if '%s': a figure name has no spaces", expr);
+	memcpy(t->figure, name, len);
+	t->op = *op;
+	v = skip_space(op + 1);
+	end = v + strlen(v);
+	while (end > v && isspace((unsigned char)end[-1]))
+		end--;
+	if (end > v && end[-1] == '%') {
+		t->rel = true;
+		end--;
+	}
+	errno = 0;
+	t->value = strtod(v, &num_end);
+	if (v == end || num_end != end || errno || !isfinite(t->value) ||
+	    !(isdigit((unsigned char)*v) || *v == '+' || *v == '-' || *v == '.'))
+		return fs_fail(e, FS_ERR_USAGE,
+			       "--fail-if '%s': VALUE must be a number, with %% for a relative change (e.g. -5%%)",
+			       expr);
+	snprintf(t->text, sizeof(t->text), "%.*s%s", (int)(end - v), v, t->rel ? "%" : "");
+	return 0;
+}
+
+bool compare_threshold_failed(const struct compare_threshold *t, const struct compare_figure *f)
+{
+	double x = t->rel ? f->rel : f->delta;
+
+	return t->op == '<' ? x < t->value : x > t->value;
+}
+
+void compare_print_threshold(const struct compare_threshold *t, const struct compare_figure *f, bool failed,
+			     const char *base_label, const char *label, FILE *out)
+{
+	fprintf(out, "%s ", f->name);
+	if (t->rel)
+		print_rel(out, f->rel);
+	else
+		print_num(out, f->delta, f->decimals, true);
+	fprintf(out, failed ? " %c %s (%s " : " (fails if %c %s; %s ", t->op, t->text, base_label);
+	print_num(out, f->base, f->decimals, false);
+	fprintf(out, ", %s ", label);
+	print_num(out, f->value, f->decimals, false);
+	fputc(')', out);
+}

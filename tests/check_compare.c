@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of `futexsim compare` (sim/compare.h): a file against itself, two kernel
+ * designs, thresholds and their exit statuses, the deltas against show --csv,
+ * --json against the text, and scenarios/ci-gate.sh. Runs the binary ($FUTEXSIM
+ * or bin/futexsim). */
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+#define RUN "run scenarios/quickstart.yaml --quiet --set run.duration=100us --set run.warmup=20us"
+#define PYTHON "/usr/bin/python3"
+
+/* The figures every comparison prints, with show --csv's column names. */
+static const char *const csv_figures[] = { "ops_per_sec",      "stderr_pct",	    "total_ops",
+					   "transfers_smt",    "transfers_node",    "transfers_remote",
+					   "transfers_per_op", "dram_fills" };
+
+static char dir[64];
+
+/* bin/futexsim with the arguments built like printf; stdout+stderr into *out. */
+static int __attribute__((format(printf, 2, 3))) futexsim_f(char **out, const char *fmt, ...)
+{
+	char args[3072];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return tu_futexsim(args, out);
+}
+
+/* dir/a.h5: 1024 private buckets (linux-6.18); dir/b.h5: 2, much slower */
+static void make_files(void)
+{
+	char *out;
+
+	tu_mkdtemp(dir, "futexsim-compare");
+	ck_assert_int_eq(tu_shellf(&out, "'%s' " RUN " --set kernel.private_hash.buckets=1024 -o %s/a.h5", tu_bin(),
+				   dir),
+			 0);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "'%s' " RUN " --set kernel.private_hash.buckets=2 -o %s/b.h5", tu_bin(), dir),
+			 0);
+	free(out);
+}
+
+static void remove_files(void)
+{
+	tu_rmtree(dir);
+}
+
+/* The row of figure `name` in compare's text: base, value, delta; 0 when absent. */
+static int figure_row(const char *text, const char *name, double *base, double *value, double *delta)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n  %s ", name);
+	if (!(p = strstr(text, key)))
+		return 0;
+	return sscanf(p + strlen(key), "%lf %lf %lf", base, value, delta) == 3;
+}
+
+/* The value of column `col` in line `row` (1: the first after the header) of CSV
+ * text without quoted fields. */
+static double csv_value(const char *csv, int row, const char *col)
+{
+	char *copy = strdup(csv), *save = NULL, *lines[8] = { 0 }, *s1 = NULL;
+	int n = 0, idx = -1, i = 0;
+	double v = NAN;
+
+	for (char *l = strtok_r(copy, "\n", &save); l && n < 8; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	ck_assert_int_gt(n, row);
+	for (char *f = strtok_r(lines[0], ",", &s1); f; f = strtok_r(NULL, ",", &s1), i++)
+		if (!strcmp(f, col))
+			idx = i;
+	ck_assert_msg(idx >= 0, "no column %s", col);
+	i = 0;
+	/* empty fields (no overrides) would be skipped by strtok: split by hand */
+	for (char *f = lines[row]; f; i++) {
+		char *comma = strchr(f, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (i == idx) {
+			v = strtod(f, NULL);
+			break;
+		}
+		f = comma ? comma + 1 : NULL;
+	}
+	free(copy);
+	return v;
+}
+
+START_TEST(test_help)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_futexsim("--help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "compare A.h5 B.h5"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("compare --help", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim compare"));
+	ck_assert_ptr_nonnull(strstr(out, "--fail-if"));
+	ck_assert_ptr_nonnull(strstr(out, "--json"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("help compare", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim compare"));
+	free(out);
+}
+END_TEST
+
+/* A file against itself: every delta 0, nothing changed, any sensible threshold passes. */
+START_TEST(test_self)
+{
+	char *out;
+	int rows = 0;
+
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%' "
+					      "--fail-if 'remote_transfers_per_op > +10%%' --fail-if 'total_ops < -1' "
+					      "--fail-if 'transfers>0' --fail-if 'dram_fills > 0%%'",
+				dir, dir),
+			 0);
+	for (size_t i = 0; i < sizeof(csv_figures) / sizeof(csv_figures[0]); i++) {
+		double b, v, d;
+
+		ck_assert_msg(figure_row(out, csv_figures[i], &b, &v, &d), "no %s in:\n%s", csv_figures[i], out);
+		ck_assert(b == v);
+		ck_assert(d == 0);
+		rows++;
+	}
+	ck_assert_int_eq(rows, 8);
+	ck_assert_ptr_null(strstr(out, "FAILED"));
+	ck_assert_ptr_nonnull(strstr(out, "compare: passed ops_per_sec +0.00% (fails if < -5%"));
+	ck_assert_ptr_nonnull(strstr(out, "lines whose transfers changed most (base -> value, delta):\n    none changed"));
+	ck_assert_ptr_nonnull(strstr(out, "buckets whose lock wait changed most (us: base -> value, delta):\n"
+					  "    none changed"));
+	free(out);
+}
+END_TEST
+
+/* 2 buckets against 1024: slower, the gate fails naming the figure; the deltas
+ * are the differences of show --csv's values. */
+START_TEST(test_slower_fails)
+{
+	char *out, *csv;
+	double b, v, d;
+
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%' "
+					      "--fail-if 'remote_transfers_per_op > +10%%'",
+				dir, dir),
+			 1);
+	ck_assert_msg(strstr(out, "compare: FAILED ops_per_sec -") && strstr(out, "% < -5% (A "), "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "compare: passed remote_transfers_per_op"));
+	/* the two buckets of b.h5 are the lines and buckets that changed most */
+	ck_assert_ptr_nonnull(strstr(out, "private hash of process 0 bucket 0 (waiters,lock,chain,priv)"));
+	ck_assert_ptr_nonnull(strstr(out, "  private hash of process 0 bucket 1\n"));
+	ck_assert_int_eq(futexsim_f(&csv, "show --csv %s/a.h5 %s/b.h5", dir, dir), 0);
+	for (size_t i = 0; i < sizeof(csv_figures) / sizeof(csv_figures[0]); i++) {
+		double ca = csv_value(csv, 1, csv_figures[i]), cb = csv_value(csv, 2, csv_figures[i]);
+
+		ck_assert_msg(figure_row(out, csv_figures[i], &b, &v, &d), "no %s", csv_figures[i]);
+		ck_assert_msg(b == ca && v == cb, "%s: compare %g %g, csv %g %g", csv_figures[i], b, v, ca, cb);
+		/* printed at the CSV's precision: the delta of the exact values, rounded */
+		ck_assert_msg(fabs(d - (cb - ca)) <= 1e-6 * fmax(1, fabs(d)) + (i == 1 ? 0.011 : 1.1e-6),
+			      "%s: delta %g, csv %g - %g", csv_figures[i], d, cb, ca);
+	}
+	ck_assert(figure_row(out, "ops_per_sec", &b, &v, &d) && d < 0);
+	free(csv);
+	free(out);
+	/* the other way round it is faster: passes; an absolute threshold fails */
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'total_ops > 100'", dir, dir), 1);
+	ck_assert_msg(strstr(out, "compare: FAILED total_ops +") && strstr(out, " > 100 (A "), "%s", out);
+	free(out);
+	/* several files: each against the first, labelled */
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir,
+				dir),
+			 1);
+	ck_assert_ptr_nonnull(strstr(out, "compare: passed ops_per_sec +0.00% (fails if < -5%; A "));
+	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED ops_per_sec -"));
+	ck_assert_ptr_nonnull(strstr(out, ", C "));
+	free(out);
+}
+END_TEST
+
+START_TEST(test_bad_usage)
+{
+	static const char *const bad[] = { "ops_per_sec = 5",  "ops_per_sec < five%", "< 5%", "ops_per_sec <",
+					   "ops_per_sec < 5 %%x", "ops per sec < 5%", "ops_per_sec < 5 > 3" };
+	char *out;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if '%s'", dir, dir, bad[i]), 2);
+		ck_assert_msg(strstr(out, "--fail-if"), "%s", out);
+		free(out);
+	}
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'op_per_sec < -5%%'", dir, dir), 2);
+	ck_assert_msg(strstr(out, "unknown figure 'op_per_sec'") && strstr(out, "known figures: ops_per_sec, ") &&
+			      strstr(out, "remote_transfers_per_op"),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5", dir), 2);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --frob", dir, dir), 2);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/nonexistent.h5", dir, dir), 3);
+	ck_assert_ptr_nonnull(strstr(out, "nonexistent.h5"));
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 /etc/hostname --fail-if 'ops_per_sec < -5%%'", dir), 3);
+	free(out);
+}
+END_TEST
+
+/* --json parses, and its numbers are the text's */
+START_TEST(test_json)
+{
+	char *out;
+
+	if (access(PYTHON, X_OK) != 0) {
+		fprintf(stderr, "check_compare: test_json SKIPPED: no %s\n", PYTHON);
+		return;
+	}
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 > %s/text.out 2>/dev/null", dir, dir, dir), 0);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --json > %s/cmp.json 2>/dev/null", dir, dir, dir),
+			 0);
+	free(out);
+	ck_assert_msg(
+		tu_shellf(&out,
+			  PYTHON " -c '\n"
+				 "import json, math, sys\n"
+				 "d = json.load(open(sys.argv[1]))\n"
+				 "assert d[\"base\"].endswith(\"a.h5\"), d[\"base\"]\n"
+				 "c = d[\"comparisons\"]\n"
+				 "assert len(c) == 1 and c[0][\"file\"].endswith(\"b.h5\")\n"
+				 "figs = c[0][\"figures\"]\n"
+				 "rows = {}\n"
+				 "for line in open(sys.argv[2]):\n"
+				 "    w = line.split()\n"
+				 "    if len(w) == 6 and w[0] in figs: rows[w[0]] = w\n"
+				 "assert len(rows) == len(figs) >= 10, (sorted(rows), sorted(figs))\n"
+				 "for name, f in figs.items():\n"
+				 "    w = rows[name]\n"
+				 "    for k, i in ((\"base\", 1), (\"value\", 2), (\"delta\", 3)):\n"
+				 "        t = float(w[i]); tol = 0.5 * 10 ** -len(w[i].split(\".\")[1]) if \".\" in w[i] "
+				 "else 0.5\n"
+				 "        assert abs(f[k] - t) <= tol * 1.01, (name, k, f[k], t)\n"
+				 "    assert f[\"delta\"] == f[\"value\"] - f[\"base\"], name\n"
+				 "    r = w[4].rstrip(\"%%\")\n"
+				 "    if \"inf\" in r: assert f[\"rel\"] is None, name\n"
+				 "    else: assert abs(f[\"rel\"] - float(r)) <= 0.00501, (name, f[\"rel\"], r)\n"
+				 "    assert f[\"units\"] == w[5], name\n"
+				 "assert figs[\"ops_per_sec\"][\"delta\"] < 0\n"
+				 "assert 1 <= len(c[0][\"lines\"]) <= 5 and 1 <= len(c[0][\"buckets\"]) <= 5\n"
+				 "print(\"json ok\")\n"
+				 "' %s/cmp.json %s/text.out",
+			  dir, dir) == 0,
+		"%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "json ok"));
+	free(out);
+}
+END_TEST
+
+/* scenarios/ci-gate.sh: a design about as fast passes, a deliberately slower one fails */
+START_TEST(test_ci_gate)
+{
+	char *out;
+
+	ck_assert_msg(tu_shellf(&out,
+				"FUTEXSIM='%s' sh scenarios/ci-gate.sh -S run.duration=100us -S run.warmup=20us "
+				"-f 'ops_per_sec < -5%%' linux-6.18 linux-6.17 2>&1",
+				tu_bin()) == 0,
+		      "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "ci-gate: PASSED"));
+	free(out);
+	ck_assert_msg(tu_shellf(&out,
+				"FUTEXSIM='%s' sh scenarios/ci-gate.sh -S run.duration=100us -S run.warmup=20us "
+				"-f 'ops_per_sec < -5%%' -f 'transfers_per_op > +50%%' linux-6.18 "
+				"'{preset: linux-6.18, private_hash: {buckets: 2}}' 2>&1",
+				tu_bin()) == 1,
+		      "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED ops_per_sec"));
+	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED transfers_per_op"));
+	ck_assert_ptr_nonnull(strstr(out, "ci-gate: FAILED"));
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "FUTEXSIM='%s' sh scenarios/ci-gate.sh linux-6.18 2>&1", tu_bin()), 2);
+	ck_assert_ptr_nonnull(strstr(out, "usage: scenarios/ci-gate.sh"));
+	free(out);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("futexsim compare");
+
+	tcase_add_unchecked_fixture(tc, make_files, remove_files);
+	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_self);
+	tcase_add_test(tc, test_slower_fails);
+	tcase_add_test(tc, test_bad_usage);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_ci_gate);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}
