@@ -43,6 +43,8 @@ DEB_PKGS := libgsl-dev libyaml-dev libhdf5-dev check pkgconf hdf5-tools python3-
 # Sweeps (scenarios/sweep: GNU parallel; over ssh, rsync moves the files; the test
 # of the multi-host path starts its own sshd) and plots (analysis/plot).
 DEB_PKGS += parallel openssh-client openssh-server rsync python3-numpy python3-matplotlib
+# Man pages (make man, make install) are generated from --help by help2man.
+DEB_PKGS += help2man
 
 VERSION  := 0.1.0
 
@@ -334,6 +336,31 @@ docdir   := $(PREFIX)/share/doc/futexsim
 # bin/futexsim-collect and bin/futexsim-plot (links: python finds the modules beside them)
 PY_TOOLS := collect plot
 PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py
+mandir   := $(PREFIX)/share/man/man1
+# One page per command, generated from the same text as its --help (help2man), so
+# they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line
+# wrapper that runs `futexsim COMMAND`.
+MAN_CMDS := run show compare list probe
+MAN_DIR  := $(BUILD)/man
+MAN_PAGES := $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1)
+MAN_NAME_run := simulate a futex hashing scenario and write its results
+MAN_NAME_show := print the summary and figures of futexsim result files
+MAN_NAME_compare := compare futexsim result files, gate CI on thresholds
+MAN_NAME_list := list the machines, kernels, workloads, hashes and refcount modes
+MAN_NAME_probe := model the machine it runs on and check the model against its kernel
+.PHONY: man
+man: $(MAN_PAGES)
+$(MAN_DIR)/futexsim.1: $(BIN)
+	@mkdir -p $(dir $@)
+	$(Q)help2man --no-info --no-discard-stderr -n "a discrete-event simulator of Linux futex hashing on NUMA machines" \
+	  -o $@ $(BIN)
+$(MAN_DIR)/futexsim-%.1: $(BIN)
+	@mkdir -p $(dir $@)
+	$(Q)printf '#!/bin/sh\nexec "%s" %s "$$@"\n' "$(CURDIR)/$(BIN)" "$*" > $(MAN_DIR)/futexsim-$* && \
+	  chmod +x $(MAN_DIR)/futexsim-$* && \
+	  help2man --no-info --no-discard-stderr -n "$(MAN_NAME_$*)" \
+	    --version-string="futexsim-$* $$($(BIN) --version | cut -d' ' -f2-)" -o $@ $(MAN_DIR)/futexsim-$*
+
 .PHONY: install uninstall
 install: $(BIN) $(TOOLS)
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkgdatadir)/configs/machines \
@@ -347,11 +374,16 @@ install: $(BIN) $(TOOLS)
 	$(INSTALL) -m 644 $(PY_MODULES) $(DESTDIR)$(pkgdatadir)/analysis/
 	for t in $(PY_TOOLS); do ln -sf ../share/futexsim/analysis/$$t $(DESTDIR)$(bindir)/futexsim-$$t; done
 	$(INSTALL) -m 644 README.md LICENSE $(DESTDIR)$(docdir)/
+	@if command -v help2man >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory man && \
+	  $(INSTALL) -d $(DESTDIR)$(mandir) && $(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(mandir)/; \
+	else echo "help2man missing: no man pages installed (apt-get install help2man)"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/futexsim $(TOOLS:$(TOOL_DIR)%=$(DESTDIR)$(bindir)/%) \
 	  $(PY_TOOLS:%=$(DESTDIR)$(bindir)/futexsim-%)
 	rm -rf $(DESTDIR)$(pkgdatadir) $(DESTDIR)$(docdir)
+	rm -f $(DESTDIR)$(mandir)/futexsim.1 $(MAN_CMDS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
 
 clean:
 	rm -rf $(BUILD) bin build-san build-fuzz build-ref

@@ -79,6 +79,16 @@ check "list machines: the installed and the added presets, one line each" \
 check "list kernels --config-dir" \
 	sh -c "'$bin' list kernels --config-dir '$tmp/other' >'$tmp/out' && grep -q '^my-kernel ' '$tmp/out' && grep -q '^linux-6.18 ' '$tmp/out'"
 
+# man pages, one per command, rendered by man -l (help2man builds them at install)
+if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
+	for page in futexsim futexsim-run futexsim-show futexsim-compare futexsim-list futexsim-probe; do
+		check "man -l renders $page(1)" \
+			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null | grep -q 'usage'"
+	done
+else
+	echo "install.sh: man pages not checked: help2man or man is missing (apt-get install help2man man-db)"
+fi
+
 cd "$here" || exit 1
 if ! $make --no-print-directory -s uninstall DESTDIR="$stage" PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
 	cat "$tmp/install.log"
