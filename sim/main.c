@@ -18,6 +18,7 @@
 #include "sim/core/yamltree.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
+#include "sim/perfbench.h"
 #include "sim/probe.h"
 #include "sim/results.h"
 #include "sim/revision.h"
@@ -71,6 +72,8 @@ static const char usage_main[] =
 	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
+	"  bench futex hash [OPTIONS]    perf bench futex hash, simulated: perf's options\n"
+	"                                (-t -f -b -S -s -r -m) and its output, line for line\n"
 	"  help [COMMAND]                show help\n"
 	"\n"
 	"Options:\n"
@@ -1029,11 +1032,12 @@ int main(int argc, char **argv)
 				    : !strcmp(argv[2], "compare") ? usage_compare
 				    : !strcmp(argv[2], "probe") ? usage_probe
 				    : !strcmp(argv[2], "list")  ? usage_list
+				    : !strcmp(argv[2], "bench") ? perfbench_usage
 								: NULL;
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, list, probe)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, list, probe, bench)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -1051,6 +1055,10 @@ int main(int argc, char **argv)
 		return cmd_probe(argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc, argv);
+	if (!strcmp(cmd, "bench")) {
+		install_signal_handlers();
+		return perfbench_command(argc, argv, &interrupted);
+	}
 	fprintf(stderr, "futexsim: unknown command '%s' (see futexsim --help)\n", cmd);
 	return FS_ERR_USAGE;
 }

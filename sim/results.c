@@ -465,7 +465,24 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out)
 	}
 	fprintf(out, "Averaged %llu operations/sec (+- %.2f%%), total secs = %.6g\n\n",
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, secs);
+	results_print_own_figures(r, out);
+}
 
+void results_print_perf(const struct results *r, int silent, FILE *out)
+{
+	if (!silent) {
+		for (uint32_t i = 0; i < r->nthreads; i++)
+			fputs(r->threads[i].perf_line, out);
+	}
+	/* print_summary() of tools/perf/bench/futex-hash.c: "%sAveraged %ld operations/sec
+	 * (+- %.2f%%), total secs = %d\n", the blank line only after per-thread lines,
+	 * the seconds whole (perf's (int)bench__runtime.tv_sec) */
+	fprintf(out, "%sAveraged %llu operations/sec (+- %.2f%%), total secs = %d\n", silent ? "" : "\n",
+		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (int)(r->window_ps / 1000000000000ull));
+}
+
+void results_print_own_figures(const struct results *r, FILE *out)
+{
 	fprintf(out, "futexsim: %.6g ms warm-up, %.6g ms measured (simulated time%s)\n", (double)r->warmup_ps / 1e9,
 		(double)r->window_ps / 1e9, r->incomplete ? "; the run was interrupted" : "");
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);

@@ -119,6 +119,15 @@ int results_header_from_sim(struct results *r, const struct sim *s);
 void results_print_summary(const struct results *r, int per_thread, FILE *out);
 void results_print_header(const struct results *r, FILE *out);
 void results_print_figures(const struct results *r, int per_thread, FILE *out);
+/* futexsim's own figures, the part of results_print_figures after the Averaged
+ * line: "futexsim: W ms warm-up, M ms measured ...", total ops, line transfers,
+ * DRAM fills, blocking figures, hottest lines. */
+void results_print_own_figures(const struct results *r, FILE *out);
+/* perf bench futex hash's lines after its header, exactly as perf prints them
+ * (print_summary() of tools/perf/bench/futex-hash.c): unless `silent` the
+ * per-thread lines and a blank line, then "Averaged N operations/sec (+- X%),
+ * total secs = S" with S the whole seconds of the measured window, as perf's %d. */
+void results_print_perf(const struct results *r, int silent, FILE *out);
 
 /* The simulation's speed: "  wall time W s for O simulated ops and E events: ..."
  * (the one line that differs between two runs; futexsim prints it on stderr). */
