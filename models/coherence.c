@@ -306,10 +306,8 @@ static uint32_t next_request(struct coherence *c, uint32_t line)
 	const struct machine *m = c->m;
 	uint32_t head = l->qhead, prev = head, r;
 
-	if (m->local_handoffs == 0 || l->grace_cpu == COH_NONE ||
+	if (l->local_run >= m->local_handoffs || l->grace_cpu == COH_NONE ||
 	    m->cpu_node[c->req[head].cpu] == m->cpu_node[l->grace_cpu])
-		goto fifo;
-	if (l->local_run >= m->local_handoffs)
 		goto fifo;
 	for (r = c->req[head].next; r != COH_NONE; prev = r, r = c->req[r].next)
 		if (m->cpu_node[c->req[r].cpu] == m->cpu_node[l->grace_cpu]) {

@@ -7,8 +7,9 @@
  * state already allows is a hit (line_hit or atomic_hit). Anything else is a
  * transfer: from the owner, from the nearest sharer (reads), after invalidating
  * every other sharer (writes: costed by the farthest one), or from the line's
- * home DRAM. A line serves one transfer at a time, in request order; that queue
- * is where contention comes from. A CPU that receives a line keeps it for the
+ * home DRAM. A line serves one transfer at a time, in request order (unless the
+ * machine's local_handoffs lets requests of the holder's node go first:
+ * next_request in coherence.c); that queue is where contention comes from. A CPU that receives a line keeps it for the
  * machine's line_hold before the next queued request takes it, so back-to-back
  * accesses (waiters++ then lock) need not lose it in between. The machine's
  * transfer_occupancy stretches that: the next hand-off of a line cannot start
@@ -64,7 +65,7 @@ struct line_stats {
 struct line {
 	uint32_t owner;        /* CPU holding it Modified (or Exclusive), else COH_NONE */
 	uint32_t inflight;     /* requester being served, COH_NONE when idle */
-	uint32_t qhead, qtail; /* FIFO of waiting requesters */
+	uint32_t qhead, qtail; /* waiting requesters in arrival order */
 	uint32_t watchers;     /* requesters waiting for an invalidation */
 	uint32_t grace_cpu;    /* previous holder, allowed hits until grace_until */
 	uint32_t solo;         /* the only requester that ever uses the line, COH_NONE when

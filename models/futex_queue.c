@@ -4,20 +4,6 @@
 #include "models/task_access.h"
 #include "models/task_cpu.h"
 
-void futexq_waiters_done(struct task *t)
-{
-	const struct uop *u = &t->prog[t->pc];
-	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
-	uint32_t *count = &which->table->waiters[which->bucket];
-
-	if (u->arg)
-		(*count)++;
-	else if (*count)
-		(*count)--;
-	t->pc++;
-	t->state = TS_RUN;
-}
-
 static void chain_append(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
 {
 	t->chain_next = FUTEX_CHAIN_END;

@@ -33,8 +33,22 @@ static inline bool futexq_branch_taken(const struct task *t, const struct uop *u
 	return t->target.table->waiters[t->target.bucket] == 0;
 }
 
-/* The RMW of a waiters count (target or second target) took effect: +1 or -1. */
-void futexq_waiters_done(struct task *t);
+/* The RMW of a waiters count (target or second target) took effect: +1 or -1
+ * (inline: every waiters_inc/dec of the hot path). */
+static inline void futexq_waiters_done(struct task *t)
+{
+	const struct uop *u = &t->prog[t->pc];
+	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
+	uint32_t *count = &which->table->waiters[which->bucket];
+
+	if (u->arg)
+		(*count)++;
+	else if (*count)
+		(*count)--;
+	t->pc++;
+	t->state = TS_RUN;
+}
+
 /* Queues t on its target bucket's chain, waiting on its word (UOP_QUEUE). */
 void futexq_enqueue(struct tasks *ts, struct task *t);
 /* Moves a queued waiter to another bucket's chain (a private hash resize). */

@@ -99,7 +99,10 @@ static inline simtime_t machine_xfer_ps(const struct machine *m, uint32_t from, 
 	case XFER_SMT:
 		return m->transfer_smt_ps;
 	case XFER_NODE:
-		return m->cpu_cluster[from] == m->cpu_cluster[to] ? m->transfer_cluster_ps : m->transfer_node_ps;
+		/* one cluster per node (Intel): no cluster lookups */
+		if (m->cores_per_cluster == m->cores_per_node || m->cpu_cluster[from] != m->cpu_cluster[to])
+			return m->transfer_node_ps;
+		return m->transfer_cluster_ps;
 	default:
 		return m->remote_ps[m->cpu_node[from] * m->nodes + m->cpu_node[to]];
 	}

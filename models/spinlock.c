@@ -100,7 +100,7 @@ uint32_t spinlock_take(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t
 	struct spinlock *l = &s->locks[lock];
 
 	/* only a spinner takes a lock it saw free; anything else is a model bug */
-	if (l->holder != SPIN_NONE || !spinlock_free_for(s, lock, r) || (l->pending != r && l->qhead != r))
+	if (!spinlock_free_for(s, lock, r) || (l->pending != r && l->qhead != r))
 		abort();
 	l->holder = r;
 	l->acquisitions++;

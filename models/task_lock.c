@@ -35,7 +35,7 @@ void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
 	lock_held(t);
 }
 
-/* The head saw the lock free: take it with a write. Returns true when done at once. */
+/* A spinner saw the lock free for it: take it with a write. Returns true when done at once. */
 static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	simtime_t cost;
@@ -49,7 +49,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 	return true;
 }
 
-/* The queue head's read of the lock line completed. */
+/* A spinner's (the pending waiter's or the queue head's) read of the lock line completed. */
 bool lock_spin_saw(struct tasks *ts, struct task *t, uint32_t lock)
 {
 	if (spinlock_free_for(ts->locks, lock, t->id))
@@ -152,13 +152,6 @@ void lock_handed_over(struct tasks *ts, struct task *t)
 {
 	t->clock = ts->eng->now;
 	spin(ts, t);
-}
-
-void lock_release_done(struct tasks *ts, struct task *t)
-{
-	spinlock_release(ts->locks, t->lock, t->id);
-	t->locks_held--;
-	t->pc++;
 }
 
 bool task_in_bucket_lock(const struct task *t)

@@ -5,11 +5,14 @@
  *
  * A lock micro-op goes through stages (t->lock_stage): the fast-path cmpxchg;
  * on the slow path, after the local work of setting up the per-CPU MCS node,
- * the trylock read and the xchg of the queue tail. A waiter then spins on its
- * MCS node (TS_LOCK_MCS) until handed the head, spins on the lock's line as
- * head (TS_LOCK_SPIN), and takes the free lock with a write (TS_LOCK_TAKE); the
- * owner's release hands the head role to the next in the queue through a store
- * to its MCS node. Part of the task executor (models/task.h).
+ * the trylock read and the xchg of the queue tail. The first waiter of a held
+ * lock nobody else waits for is the pending waiter: it spins on the lock's line
+ * (TS_LOCK_SPIN) without queueing. Others spin on their MCS node (TS_LOCK_MCS)
+ * until handed the queue's head, then on the lock's line beside the pending
+ * waiter. A spinner that sees the lock free for it takes it with a write
+ * (TS_LOCK_TAKE); the queue head's take (lock_taken) hands the head role to the
+ * next in the queue through a store to its MCS node. The owner's release only
+ * frees the lock. Part of the task executor (models/task.h).
  */
 #ifndef FUTEXSIM_TASK_LOCK_H
 #define FUTEXSIM_TASK_LOCK_H
@@ -29,15 +32,22 @@ enum lock_result { LOCK_NEXT, LOCK_HELD, LOCK_WAITING };
 bool lock_run(struct tasks *ts, struct task *t);
 /* The access of the current lock stage was granted. */
 enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t lock);
-/* The queue head's read of the lock line was granted: takes the lock if free
+/* A spinner's (the pending waiter's or the queue head's) read of the lock line
+ * was granted: takes the lock if free for it
  * (true when taken at once), else spins on. */
 bool lock_spin_saw(struct tasks *ts, struct task *t, uint32_t lock);
 /* The head's write that takes the free lock was granted. */
 void lock_taken(struct tasks *ts, struct task *t, uint32_t lock);
 /* Its predecessor's store made waiter `t` the queue head: it spins on the lock's line. */
 void lock_handed_over(struct tasks *ts, struct task *t);
-/* The unlock store was granted: the lock is free (or handed on); the micro-op is done. */
-void lock_release_done(struct tasks *ts, struct task *t);
+/* The unlock store was done: the lock is free; the micro-op is done (inline: every
+ * unlock of the interpreter's hot path). */
+static inline void lock_release_done(struct tasks *ts, struct task *t)
+{
+	spinlock_release(ts->locks, t->lock, t->id);
+	t->locks_held--;
+	t->pc++;
+}
 /* Whether t holds a bucket lock or is on its way to one. */
 bool task_in_bucket_lock(const struct task *t);
 
