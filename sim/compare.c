@@ -290,42 +290,16 @@ void compare_print(const struct compare *c, const char *base_file, const char *f
 	}
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", out);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", out);
-	else
-		fprintf(out, "%.17g", v);
-}
-
 static void json_change(FILE *out, double base, double value, double delta)
 {
 	fputs("\"base\": ", out);
-	json_num(out, base);
+	results_json_num(out, base);
 	fputs(", \"value\": ", out);
-	json_num(out, value);
+	results_json_num(out, value);
 	fputs(", \"delta\": ", out);
-	json_num(out, delta);
+	results_json_num(out, delta);
 	fputs(", \"rel\": ", out);
-	json_num(out, rel_of(base, delta));
+	results_json_num(out, rel_of(base, delta));
 }
 
 void compare_print_json(const struct compare *c, const char *file, FILE *out)
@@ -333,7 +307,7 @@ void compare_print_json(const struct compare *c, const char *file, FILE *out)
 	uint32_t n = 0;
 
 	fputs("    {\n      \"file\": ", out);
-	json_str(out, file);
+	results_json_str(out, file);
 	fputs(",\n      \"figures\": {", out);
 	for (uint32_t i = 0; i < c->nfigures; i++) {
 		const struct compare_figure *f = &c->figures[i];
@@ -341,17 +315,17 @@ void compare_print_json(const struct compare *c, const char *file, FILE *out)
 		if (!f->shown)
 			continue;
 		fputs(n++ ? ",\n        " : "\n        ", out);
-		json_str(out, f->name);
+		results_json_str(out, f->name);
 		fputs(": {", out);
 		json_change(out, f->base, f->value, f->delta);
 		fputs(", \"units\": ", out);
-		json_str(out, f->units);
+		results_json_str(out, f->units);
 		fputc('}', out);
 	}
 	fputs(n ? "\n      },\n      \"lines\": [" : "},\n      \"lines\": [", out);
 	for (uint32_t i = 0; i < c->nlines; i++) {
 		fputs(i ? ",\n        {\"what\": " : "\n        {\"what\": ", out);
-		json_str(out, c->lines[i].what);
+		results_json_str(out, c->lines[i].what);
 		fputs(", ", out);
 		json_change(out, c->lines[i].base, c->lines[i].value, c->lines[i].delta);
 		fputc('}', out);
@@ -359,7 +333,7 @@ void compare_print_json(const struct compare *c, const char *file, FILE *out)
 	fputs(c->nlines ? "\n      ],\n      \"buckets\": [" : "],\n      \"buckets\": [", out);
 	for (uint32_t i = 0; i < c->nbuckets; i++) {
 		fputs(i ? ",\n        {\"table\": " : "\n        {\"table\": ", out);
-		json_str(out, c->buckets[i].what);
+		results_json_str(out, c->buckets[i].what);
 		fprintf(out, ", \"bucket\": %u, \"units\": \"ps\", ", c->buckets[i].bucket);
 		json_change(out, c->buckets[i].base, c->buckets[i].value, c->buckets[i].delta);
 		fputc('}', out);

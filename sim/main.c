@@ -215,7 +215,8 @@ static const char usage_compare[] =
 	"                 compare: FAILED ops_per_sec -7.30%% < -5%% (A 2345678, B 2174512)\n"
 	"  --json       the comparison as one JSON object on stdout: {\"base\": FILE,\n"
 	"               \"comparisons\": [{\"file\", \"figures\": {NAME: {base, value, delta,\n"
-	"               rel, units}}, \"lines\", \"buckets\"}...]} (rel null when the base is 0)\n"
+	"               rel, units}}, \"lines\", \"buckets\"}...]} (rel null when the base is 0\n"
+	"               and the value is not)\n"
 	"  -h, --help   show this help\n"
 	"\n"
 	"Files are labelled A, B, C, ... in the order given. Exit status: 0 every threshold\n"
@@ -224,7 +225,8 @@ static const char usage_compare[] =
 
 static const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
-	"       futexsim probe --check [--machine FILE.yaml] [--kernel PRESET] [--seconds N] [-o TABLE.csv]\n"
+	"       futexsim probe --check [--machine FILE.yaml] [--kernel PRESET] [--name NAME]\n"
+	"                              [--seconds N] [-o TABLE.csv]\n"
 	"       futexsim probe --topology [--root DIR]\n"
 	"\n"
 	"Models the machine it runs on. Reads the topology from sysfs (online CPUs, their\n"
@@ -795,17 +797,8 @@ static int cmd_compare(int argc, char **argv)
 			}
 	if (json) {
 		fputs("{\n  \"base\": ", stdout);
-		/* a file name as a JSON string: the same escaping as the figures' */
-		printf("\"");
-		for (const char *p = paths[0]; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				putchar('\\');
-			if ((unsigned char)*p < 0x20)
-				printf("\\u%04x", (unsigned char)*p);
-			else
-				putchar(*p);
-		}
-		fputs("\",\n  \"comparisons\": [\n", stdout);
+		results_json_str(stdout, paths[0]);
+		fputs(",\n  \"comparisons\": [\n", stdout);
 		for (size_t k = 0; k < ncmp; k++) {
 			if (k)
 				fputs(",\n", stdout);

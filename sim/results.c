@@ -605,7 +605,7 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-static void json_str(FILE *out, const char *s)
+void results_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -623,7 +623,7 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_num(FILE *out, double v)
+void results_json_num(FILE *out, double v)
 {
 	if (v != v || v > 1.7e308 || v < -1.7e308)
 		fputs("null", out);
@@ -634,7 +634,7 @@ static void json_num(FILE *out, double v)
 static void json_key(FILE *out, const char *indent, const char *key)
 {
 	fprintf(out, ",\n%s", indent);
-	json_str(out, key);
+	results_json_str(out, key);
 	fputs(": ", out);
 }
 
@@ -647,13 +647,13 @@ static void json_u64(FILE *out, const char *indent, const char *key, uint64_t v)
 static void json_dbl(FILE *out, const char *indent, const char *key, double v)
 {
 	json_key(out, indent, key);
-	json_num(out, v);
+	results_json_num(out, v);
 }
 
 static void json_text(FILE *out, const char *indent, const char *key, const char *v)
 {
 	json_key(out, indent, key);
-	json_str(out, v);
+	results_json_str(out, v);
 }
 
 void results_print_json(const struct results *r, const char *file, FILE *out)
@@ -662,7 +662,7 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 	struct blocking_totals b = results_blocking_totals(r);
 
 	fputs("  {\n    \"file\": ", out);
-	json_str(out, file);
+	results_json_str(out, file);
 	json_text(out, in, "futexsim_version", r->version);
 	json_text(out, in, "scenario", r->scenario);
 	json_text(out, in, "machine", r->machine);
@@ -688,19 +688,19 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 		     "\"blocked_ps\": ",
 		(unsigned long long)b.calls, (unsigned long long)b.wakeups, (unsigned long long)b.walked,
 		(unsigned long long)b.requeued);
-	json_num(out, b.blocked_ps);
+	results_json_num(out, b.blocked_ps);
 	fputs(", \"asleep_pct\": ", out);
-	json_num(out, b.asleep_pct);
+	results_json_num(out, b.asleep_pct);
 	fprintf(out, ", \"context_switches\": %llu}", (unsigned long long)b.switches);
 	json_key(out, in, "figures");
 	fputc('{', out);
 	for (uint32_t i = 0; i < r->nfigures; i++) {
 		fputs(i ? ",\n      " : "\n      ", out);
-		json_str(out, r->figures[i].name);
+		results_json_str(out, r->figures[i].name);
 		fputs(": {\"value\": ", out);
-		json_num(out, r->figures[i].value);
+		results_json_num(out, r->figures[i].value);
 		fputs(", \"units\": ", out);
-		json_str(out, r->figures[i].units);
+		results_json_str(out, r->figures[i].units);
 		fputc('}', out);
 	}
 	fputs(r->nfigures ? "\n    }" : "}", out);
@@ -711,12 +711,12 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 
 		fprintf(out, "%s{\"process\": %u, \"from_buckets\": %u, \"to_buckets\": %u, \"start_s\": ",
 			i ? ",\n      " : "\n      ", z->pid, z->from, z->to);
-		json_num(out, (double)z->start / 1e12);
+		results_json_num(out, (double)z->start / 1e12);
 		fputs(", \"in_use_after_s\": ", out);
 		if (z->end == SIMTIME_MAX)
 			fputs("null", out);
 		else
-			json_num(out, (double)(z->end - z->start) / 1e12);
+			results_json_num(out, (double)(z->end - z->start) / 1e12);
 		fputc('}', out);
 	}
 	fputs(r->nresizes ? "\n    ]" : "]", out);
@@ -730,7 +730,7 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 			i ? ",\n      " : "\n      ", h->line, (unsigned long long)h->total_transfers,
 			(unsigned long long)h->transfers[XFER_SMT], (unsigned long long)h->transfers[XFER_NODE],
 			(unsigned long long)h->transfers[XFER_REMOTE]);
-		json_str(out, h->what);
+		results_json_str(out, h->what);
 		fputc('}', out);
 	}
 	fputs(r->nhot ? "\n    ]" : "]", out);
@@ -740,7 +740,7 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 		const struct bucket_result *bk = &r->buckets[r->hotb[i]];
 
 		fprintf(out, "%s{\"table\": ", i ? ",\n      " : "\n      ");
-		json_str(out, r->tables[bk->table].name);
+		results_json_str(out, r->tables[bk->table].name);
 		fprintf(out, ", \"bucket\": %u, \"lock_wait_ps\": %llu, \"acquisitions\": %llu, \"contended\": %llu, "
 			     "\"futexes\": %llu}",
 			bk->bucket, (unsigned long long)bk->wait_ps, (unsigned long long)bk->acquisitions,

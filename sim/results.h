@@ -173,4 +173,9 @@ double results_transfers_per_op(const struct results *r);
  * result file's writer gathers beside them. */
 uint64_t results_bytes(uint64_t lines, uint64_t buckets);
 
+/* A JSON string (quotes, escapes) and a JSON number (null when not finite), for
+ * every command that prints JSON. */
+void results_json_str(FILE *out, const char *s);
+void results_json_num(FILE *out, double v);
+
 #endif
