@@ -14,6 +14,7 @@
 #include "models/refcount.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
+#include "sim/cliopt.h"
 #include "sim/compare.h"
 #include "sim/core/yamltree.h"
 #include "sim/h5out.h"
@@ -270,22 +271,6 @@ static const char usage_probe[] =
 	"median; -o writes the table as CSV (default results/host-check.csv). docs/probe.md.\n";
 
 /* "--opt VALUE" or "--opt=VALUE": the value, advancing *i past it; NULL when absent. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t len = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
-static int is_option(const char *a, const char *opt)
-{
-	size_t len = strlen(opt);
-
-	return !strncmp(a, opt, len) && (a[len] == '\0' || a[len] == '=');
-}
-
 struct run_args {
 	const char *path;
 	const char *sets[MAX_SETS + 1];
@@ -304,7 +289,7 @@ struct run_args {
 /* --config-dir DIR (or =DIR) into dirs; -1 after printing the error. */
 static int add_config_dir(const char *cmd, int argc, char **argv, int *i, const char **dirs, size_t *n)
 {
-	const char *v = option_value(argc, argv, i, "--config-dir");
+	const char *v = cli_option_value(argc, argv, i, "--config-dir");
 
 	if (!v || !*v || (v[0] == '-' && v[1])) {
 		fprintf(stderr, "futexsim %s: --config-dir needs a directory\n", cmd);
@@ -328,10 +313,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			fputs(usage_run, stdout);
 			return -1;
-		} else if (is_option(arg, "--set") || is_option(arg, "--seed")) {
-			int seed = is_option(arg, "--seed");
+		} else if (cli_is_option(arg, "--set") || cli_is_option(arg, "--seed")) {
+			int seed = cli_is_option(arg, "--seed");
 
-			v = option_value(argc, argv, &i, seed ? "--seed" : "--set");
+			v = cli_option_value(argc, argv, &i, seed ? "--seed" : "--set");
 			if (!v || (seed && (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 20))) {
 				fprintf(stderr, "futexsim run: %s\n",
 					seed ? "--seed needs a non-negative integer" : "--set needs KEY=VALUE");
@@ -348,11 +333,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->sets[a->nsets++] = v;
 		} else if (!strcmp(arg, "--per-thread")) {
 			a->per_thread = 1;
-		} else if (is_option(arg, "--config-dir")) {
+		} else if (cli_is_option(arg, "--config-dir")) {
 			if (add_config_dir("run", argc, argv, &i, a->config_dirs, &a->nconfig_dirs) < 0)
 				return FS_ERR_USAGE;
-		} else if (!strcmp(arg, "-o") || is_option(arg, "--output")) {
-			v = option_value(argc, argv, &i, "--output");
+		} else if (!strcmp(arg, "-o") || cli_is_option(arg, "--output")) {
+			v = cli_option_value(argc, argv, &i, "--output");
 			if (!v || !*v || (v[0] == '-' && v[1])) {
 				fprintf(stderr, "futexsim run: %s needs a file name (or - for none)%s%s\n", arg,
 					v && *v ? ", got the option " : "", v && *v ? v : "");
@@ -630,8 +615,8 @@ static int cmd_show(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(arg, "--scenario")) {
 			scenario = 1;
-		} else if (is_option(arg, "--top")) {
-			const char *v = option_value(argc, argv, &i, "--top");
+		} else if (cli_is_option(arg, "--top")) {
+			const char *v = cli_option_value(argc, argv, &i, "--top");
 
 			if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 4 || !atoi(v)) {
 				fprintf(stderr, "futexsim show: --top needs a number from 1 to 9999\n");
@@ -725,8 +710,8 @@ static int cmd_compare(int argc, char **argv)
 			goto out;
 		} else if (!strcmp(arg, "--json")) {
 			json = true;
-		} else if (is_option(arg, "--fail-if")) {
-			const char *v = option_value(argc, argv, &i, "--fail-if");
+		} else if (cli_is_option(arg, "--fail-if")) {
+			const char *v = cli_option_value(argc, argv, &i, "--fail-if");
 
 			if (!v) {
 				fprintf(stderr, "futexsim compare: --fail-if needs 'FIGURE OP VALUE'\n");
@@ -929,7 +914,7 @@ static int cmd_list(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_list, stdout);
 			return FS_OK;
-		} else if (is_option(argv[i], "--config-dir")) {
+		} else if (cli_is_option(argv[i], "--config-dir")) {
 			if (add_config_dir("list", argc, argv, &i, extra, &nextra) < 0)
 				return FS_ERR_USAGE;
 		} else if (argv[i][0] == '-' || what) {

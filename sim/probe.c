@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/cliopt.h"
 #include "sim/core/yamltree.h"
 #include "sim/perfstat.h"
+#include "sim/results.h"
 #include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -417,22 +419,6 @@ struct probe_args {
 	const char *kernel;   /* --check --kernel PRESET; NULL: probe_kernel_preset */
 };
 
-static const char *arg_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t len = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
-static bool is_opt(const char *a, const char *opt)
-{
-	size_t len = strlen(opt);
-
-	return !strncmp(a, opt, len) && (a[len] == '\0' || a[len] == '=');
-}
-
 static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_error *e)
 {
 	memset(a, 0, sizeof(*a));
@@ -441,28 +427,28 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 	for (int i = 2; i < argc; i++) {
 		const char *arg = argv[i], *v;
 
-		if (!strcmp(arg, "-o") || is_opt(arg, "--output")) {
-			v = arg_value(argc, argv, &i, "--output");
+		if (!strcmp(arg, "-o") || cli_is_option(arg, "--output")) {
+			v = cli_option_value(argc, argv, &i, "--output");
 			if (!v || !*v)
 				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: %s needs a file name (or - for standard output)",
 					       arg);
 			a->output = v;
-		} else if (is_opt(arg, "--seconds")) {
+		} else if (cli_is_option(arg, "--seconds")) {
 			char *end;
 
-			v = arg_value(argc, argv, &i, "--seconds");
+			v = cli_option_value(argc, argv, &i, "--seconds");
 			a->seconds = v && *v ? strtod(v, &end) : 0;
 			if (!v || !*v || *end || !(a->seconds >= 0.1 && a->seconds <= MAX_SECONDS))
 				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --seconds needs a number from 0.1 to %.0f",
 					       MAX_SECONDS);
-		} else if (is_opt(arg, "--name")) {
-			v = arg_value(argc, argv, &i, "--name");
+		} else if (cli_is_option(arg, "--name")) {
+			v = cli_option_value(argc, argv, &i, "--name");
 			if (!v || !*v || strpbrk(v, "\"\\\n"))
 				return fs_fail(e, FS_ERR_USAGE,
 					       "futexsim probe: --name needs a machine name (no quotes, backslashes or newlines)");
 			a->name = v;
-		} else if (is_opt(arg, "--root")) {
-			v = arg_value(argc, argv, &i, "--root");
+		} else if (cli_is_option(arg, "--root")) {
+			v = cli_option_value(argc, argv, &i, "--root");
 			if (!v || !*v)
 				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --root needs a directory");
 			a->root = v;
@@ -470,13 +456,13 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 			a->topology_only = true;
 		} else if (!strcmp(arg, "--check")) {
 			a->check = true;
-		} else if (is_opt(arg, "--machine")) {
-			v = arg_value(argc, argv, &i, "--machine");
+		} else if (cli_is_option(arg, "--machine")) {
+			v = cli_option_value(argc, argv, &i, "--machine");
 			if (!v || !*v)
 				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --machine needs a machine file (FILE.yaml)");
 			a->machine = v;
-		} else if (is_opt(arg, "--kernel")) {
-			v = arg_value(argc, argv, &i, "--kernel");
+		} else if (cli_is_option(arg, "--kernel")) {
+			v = cli_option_value(argc, argv, &i, "--kernel");
 			if (!v || !*v || strpbrk(v, "'\n"))
 				return fs_fail(e, FS_ERR_USAGE, "futexsim probe: --kernel needs a kernel preset name or file");
 			a->kernel = v;
@@ -833,20 +819,10 @@ static const char *const csv_columns[] = {
 };
 #define CSV_NCOLUMNS 16
 
-/* A field, quoted when it has a comma, a quote or a line break (RFC 4180). */
+/* A field and its separator: a comma, or CRLF after the last (RFC 4180). */
 static void csv_field(FILE *f, const char *s, bool last)
 {
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
+	results_csv_text(f, s);
 	fputs(last ? "\r\n" : ",", f);
 }
 

@@ -536,8 +536,7 @@ void results_print_buckets(const struct results *r, FILE *out)
 	}
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void csv_text(FILE *out, const char *s)
+void results_csv_text(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
@@ -566,7 +565,7 @@ void results_print_csv_header(const char *const *figures, size_t nfigures, FILE 
 	fputs(csv_columns, out);
 	for (size_t i = 0; i < nfigures; i++) {
 		fputc(',', out);
-		csv_text(out, figures[i]);
+		results_csv_text(out, figures[i]);
 	}
 	fputs(",complete\n", out);
 }
@@ -578,7 +577,7 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 	struct blocking_totals b = results_blocking_totals(r);
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
-		csv_text(out, text[i]);
+		results_csv_text(out, text[i]);
 		fputc(',', out);
 	}
 	fprintf(out, "%llu,%u,%.12g,%.12g,%llu,%.2f,%llu,%llu,%llu,%llu,%.6f,%llu", (unsigned long long)r->seed,
@@ -587,7 +586,7 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r), (unsigned long long)r->fills);
 	fputc(',', out);
-	csv_text(out, file);
+	results_csv_text(out, file);
 	fprintf(out, ",%llu,%llu,%llu,%llu,%.6f,%llu,%u,%.6f,%llu,%llu", (unsigned long long)b.calls,
 		(unsigned long long)b.wakeups, (unsigned long long)b.walked, (unsigned long long)b.requeued,
 		b.asleep_pct, (unsigned long long)b.switches, r->nresizes, r->wall_secs,

@@ -178,4 +178,7 @@ uint64_t results_bytes(uint64_t lines, uint64_t buckets);
 void results_json_str(FILE *out, const char *s);
 void results_json_num(FILE *out, double v);
 
+/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+void results_csv_text(FILE *out, const char *s);
+
 #endif
