@@ -21,7 +21,9 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 	c->nrequesters = nrequesters;
 	c->req = calloc(nrequesters ? nrequesters : 1, sizeof(*c->req));
 	c->node_transfers = calloc((size_t)m->nodes * m->nodes, sizeof(*c->node_transfers));
-	if (!c->req || !c->node_transfers) {
+	if (!c->req || !c->node_transfers ||
+	    (m->snoop == SNOOP_HOME && dircache_init(&c->dir, m->nodes, m->directory_cache_lines,
+						     m->directory_cache_ways))) {
 		coh_free(c);
 		return -1;
 	}
@@ -36,6 +38,7 @@ void coh_free(struct coherence *c)
 	free(c->sharers);
 	free(c->req);
 	free(c->node_transfers);
+	dircache_free(&c->dir);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -236,6 +239,20 @@ static inline simtime_t contended_cost(const struct machine *m, const struct coh
 	return q->contended ? simtime_scale_milli(cost, m->transfer_contended_milli) : cost;
 }
 
+/* What moving `line` from `from`'s cache to `to`'s adds to the point-to-point
+ * figure: on a home-snoop machine a transfer between two nodes goes through the
+ * line's home, which reads the directory from DRAM unless its directory cache
+ * has the line. */
+static inline simtime_t directory_ps(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+{
+	const struct machine *m = c->m;
+
+	if (m->snoop != SNOOP_HOME || m->cpu_node[from] == m->cpu_node[to] ||
+	    dircache_lookup(&c->dir, c->lines[line].home_node, c->addr[line]))
+		return 0;
+	return m->directory_read_ps;
+}
+
 /* Moves the line to requester r's CPU starting at `start`: applies the new state
  * now (it is the state after this transfer) and schedules the completion. */
 static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simtime_t start)
@@ -252,7 +269,7 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	} else if (l->owner != COH_NONE) {
 		uint32_t from = l->owner;
 
-		cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu));
+		cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu)) + directory_ps(c, line, from, cpu);
 		count_transfer(c, line, from, cpu);
 		if (kind == ACCESS_READ) {
 			l->owner = COH_NONE;
@@ -272,6 +289,7 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 			/* a write waits for every sharer's invalidation acknowledgement */
 			if (kind != ACCESS_READ)
 				cost = simtime_scale_milli(cost, m->invalidation_milli);
+			cost += directory_ps(c, line, from, cpu);
 			count_transfer(c, line, from, cpu);
 		}
 		if (kind == ACCESS_READ) {
@@ -459,12 +477,14 @@ void coh_reset_stats(struct coherence *c)
 	}
 	memset(c->total_transfers, 0, sizeof(c->total_transfers));
 	c->total_fills = 0;
+	dircache_reset_stats(&c->dir);
 	memset(c->node_transfers, 0, (size_t)c->m->nodes * c->m->nodes * sizeof(*c->node_transfers));
 }
 
-uint64_t coh_bytes(uint64_t nlines, uint32_t ncpus)
+uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 {
-	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)ncpus + 63) / 64 * sizeof(uint64_t);
+	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t);
+	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
 
-	return bytes_mul(bytes_doubled(nlines, 1024), per_line);
+	return bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir);
 }

@@ -16,7 +16,9 @@
  * before transfer cost x occupancy (the coherence home serialises hand-offs of
  * one address; a contended line moves slower than point-to-point latency), and
  * transfer_contended multiplies the cost of a transfer requested while the line
- * was already moving or others were waiting for it.
+ * was already moving or others were waiting for it. On a home-snoop machine a
+ * transfer between the caches of two nodes that misses the home's directory
+ * cache first waits for the directory read (models/dircache.h).
  *
  * Requesters are the simulated tasks (0..nrequesters-1); each has at most one
  * request outstanding. When a queued request completes, the engine calls the
@@ -36,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/dircache.h"
 #include "models/machine.h"
 #include "sim/core/engine.h"
 
@@ -108,6 +111,7 @@ struct coherence {
 	/* running totals since the last reset (for summaries and time series) */
 	uint64_t total_transfers[XFER_NCLASSES];
 	uint64_t total_fills;
+	struct dircache dir;      /* home-snoop machines only (dir.misses: directory reads) */
 	uint64_t *node_transfers; /* nodes x nodes, [from * nodes + to] */
 };
 
@@ -151,9 +155,10 @@ void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint3
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);
 
-/* Bytes that `nlines` lines of a machine of `ncpus` CPUs take: the line state,
- * its address and its sharer set, in arrays at the capacity they double to. */
-uint64_t coh_bytes(uint64_t nlines, uint32_t ncpus);
+/* Bytes that `nlines` lines of machine `m` take: the line state, its address
+ * and its sharer set, in arrays at the capacity they double to, and the
+ * directory cache of a home-snoop machine. */
+uint64_t coh_bytes(uint64_t nlines, const struct machine *m);
 
 /* Accesses, fills and transfers of `line` in the window: 0 when it saw no traffic. */
 static inline uint64_t coh_line_traffic(const struct coherence *c, uint32_t line)

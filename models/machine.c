@@ -31,13 +31,17 @@
 static const char *const machine_keys[] = {
 	"name", "description", "topology", "frequency", "distance", "costs", "coherence", NULL,
 };
-static const char *const coherence_keys[] = { "local_handoffs", NULL };
+static const char *const coherence_keys[] = {
+	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", NULL,
+};
+static const char *const snoop_names[] = { "source", "home", NULL };
 static const char *const topology_keys[] = {
 	"nodes", "cores_per_node", "threads_per_core", "numbering", "cores_per_cluster", NULL,
 };
 static const char *const cost_keys[] = {
 	"line_hit", "atomic_hit", "transfer_smt", "transfer_cluster", "transfer_node", "transfer_remote",
 	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy",
+	"directory_read",
 	"transfer_contended", "invalidation", NULL,
 };
 /* Indexed by enum cpu_numbering. */
@@ -348,14 +352,40 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	return 0;
 }
 
-/* coherence: how the hardware arbitrates a contended line (optional map). */
+/* coherence: how the hardware arbitrates a contended line and finds a line in
+ * another node's cache (optional map). */
 static int read_coherence(const struct yt_node *root, struct machine *m, struct fs_error *e)
 {
 	const struct yt_node *c = yt_get(root, "coherence");
+	int snoop;
 
 	if (c && (cfg_expect(c, YT_MAP, "coherence", e) || cfg_check_keys(c, "coherence", coherence_keys, e)))
 		return -1;
-	return cfg_get_u32(c, "local_handoffs", 0, 0, 64, &m->local_handoffs, e) ? -1 : 0;
+	if (cfg_get_u32(c, "local_handoffs", 0, 0, 64, &m->local_handoffs, e) ||
+	    cfg_get_enum(c, "snoop", snoop_names, SNOOP_SOURCE, &snoop, e))
+		return -1;
+	m->snoop = (enum snoop_mode)snoop;
+	if (m->snoop != SNOOP_HOME) {
+		const struct yt_node *n = yt_get(c, "directory_cache_lines");
+
+		if (!n)
+			n = yt_get(c, "directory_cache_ways");
+		if (!n)
+			n = yt_get(yt_get(root, "costs"), "directory_read");
+		return n ? fs_fail_at(e, &n->mark, "the directory cache and costs.directory_read apply only with "
+				      "coherence.snoop: home") : 0;
+	}
+	if (cfg_require(c, "directory_cache_lines", "coherence", e) ||
+	    cfg_require(c, "directory_cache_ways", "coherence", e) ||
+	    cfg_get_u32(c, "directory_cache_lines", 0, 1, 1u << 20, &m->directory_cache_lines, e) ||
+	    cfg_get_u32(c, "directory_cache_ways", 0, 1, 64, &m->directory_cache_ways, e) ||
+	    read_cost(yt_get(root, "costs"), "directory_read", 1, m->freq_khz, &m->directory_read_ps, e))
+		return -1;
+	if (m->directory_cache_lines % m->directory_cache_ways)
+		return fs_fail_at(e, &yt_get(c, "directory_cache_lines")->mark,
+				  "coherence.directory_cache_lines (%u) must be a multiple of directory_cache_ways (%u)",
+				  m->directory_cache_lines, m->directory_cache_ways);
+	return 0;
 }
 
 /* ---- precomputed tables --------------------------------------------------- */

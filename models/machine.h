@@ -32,6 +32,12 @@ enum xfer_class {
 
 enum cpu_numbering { NUMBERING_CORES_FIRST, NUMBERING_SMT_ADJACENT };
 
+/* How a request for a line another node's cache holds finds it: broadcast by the
+ * requester (source snooping: the transfer costs transfer_remote), or through the
+ * line's home node, whose directory state lives in DRAM behind a small directory
+ * cache (home snooping: models/dircache.h). */
+enum snoop_mode { SNOOP_SOURCE, SNOOP_HOME };
+
 #define MACHINE_MAX_CPUS 4096u
 #define MACHINE_MAX_NODES 64u
 
@@ -68,6 +74,10 @@ struct machine {
 					      costs this x 1/1000 of the point-to-point figure */
 	uint32_t local_handoffs;   /* a contended line goes to up to this many requesters of its
 				      holder's node ahead of an earlier one of another node (0: FIFO) */
+	enum snoop_mode snoop;
+	uint32_t directory_cache_lines, directory_cache_ways; /* per home node (SNOOP_HOME) */
+	simtime_t directory_read_ps; /* a cross-node transfer missing the directory cache
+					first waits for this read of the home's DRAM */
 	uint64_t transfer_occupancy_milli; /* a transferred line cannot move on before
 					      transfer cost x this / 1000 (1000: as soon as it
 					      arrives); the coherence home serialises hand-offs */

@@ -160,6 +160,8 @@ int compare_results(const struct results *a, const struct results *b, struct com
 	    a->total_ops ? (double)a->transfers[XFER_REMOTE] / (double)a->total_ops : 0.0,
 	    b->total_ops ? (double)b->transfers[XFER_REMOTE] / (double)b->total_ops : 0.0);
 	add(c, "dram_fills", "fills", 0, true, (double)a->fills, (double)b->fills);
+	add(c, "directory_reads", "reads", 0, a->directory_reads || b->directory_reads, (double)a->directory_reads,
+	    (double)b->directory_reads);
 	add(c, "blocking_futex_calls", "calls", 0, shown, (double)ba.calls, (double)bb.calls);
 	add(c, "blocking_wakeups", "wake-ups", 0, shown, (double)ba.wakeups, (double)bb.wakeups);
 	add(c, "blocking_chain_walked", "entries", 0, shown, (double)ba.walked, (double)bb.walked);

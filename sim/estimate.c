@@ -31,7 +31,7 @@ void estimate_memory(const struct scenario *sc, struct estimate *est)
 	lines = bytes_add(lines, w.user_lines);
 
 	/* each model's own estimate, from the allocator it sizes */
-	bytes = bytes_add(coh_bytes(lines, m->ncpus), memmap_bytes(lines));
+	bytes = bytes_add(coh_bytes(lines, m), memmap_bytes(lines));
 	bytes = bytes_add(bytes, results_bytes(lines, buckets));
 	bytes = bytes_add(bytes, bytes_add(spinlocks_bytes(buckets), futex_tables_bytes(buckets)));
 	bytes = bytes_add(bytes, w.bytes);

@@ -384,6 +384,7 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 	    put_u64(o, g, "total_ops", r->total_ops, H5_U_COUNT, e) < 0 ||
 	    put_u64(o, g, "simulated_ops", r->ops_simulated, H5_U_COUNT, e) < 0 ||
 	    put_u64(o, g, "dram_fills", r->fills, H5_U_COUNT, e) < 0 ||
+	    put_u64(o, g, "directory_reads", r->directory_reads, H5_U_COUNT, e) < 0 ||
 	    put_u64(o, g, "warmup", r->warmup_ps, H5_U_PS, e) < 0 || put_u64(o, g, "window", r->window_ps, H5_U_PS, e) < 0 ||
 	    put_text(o, g, "perf_header", r->perf_header, e) < 0 ||
 	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, r->node_transfers, H5_U_COUNT, e) < 0 ||

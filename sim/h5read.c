@@ -528,7 +528,9 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	    read_u64(rd, "summary/total_ops", &r->total_ops) < 0 ||
 	    read_u64(rd, "summary/simulated_ops", &r->ops_simulated) < 0 ||
 	    read_u64(rd, "summary/dram_fills", &r->fills) < 0 || read_u64(rd, "summary/warmup", &r->warmup_ps) < 0 ||
-	    read_u64(rd, "summary/window", &r->window_ps) < 0)
+	    read_u64(rd, "summary/window", &r->window_ps) < 0 ||
+	    /* written since futexsim 0.1.0 of 2026-12: absent means none */
+	    (exists(rd, "summary/directory_reads") && read_u64(rd, "summary/directory_reads", &r->directory_reads) < 0))
 		return -1;
 	{
 		double *sd = read_all(rd, "summary/ops_per_sec_stderr", H5T_NATIVE_DOUBLE, sizeof(double), 0, 0, &n);

@@ -306,6 +306,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	free(per_thread);
 	memcpy(r->transfers, s->coh.total_transfers, sizeof(r->transfers));
 	r->fills = s->coh.total_fills;
+	r->directory_reads = s->coh.dir.misses;
 	r->wall_secs = wall_secs;
 	r->events = s->eng.events;
 	r->simulated_ps = s->eng.now;
@@ -490,6 +491,9 @@ void results_print_own_figures(const struct results *r, FILE *out)
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r));
 	fprintf(out, "  DRAM fills       %llu\n", (unsigned long long)r->fills);
+	if (r->directory_reads)
+		fprintf(out, "  directory reads  %llu (cross-node transfers that missed the home's directory cache)\n",
+			(unsigned long long)r->directory_reads);
 	print_blocking(r, out);
 	if (r->nhot) {
 		fprintf(out, "  hottest lines    transfers (smt/node/remote)  line\n");
@@ -558,7 +562,7 @@ static const char csv_columns[] =
 	"stderr_pct,total_ops,transfers_smt,transfers_node,transfers_remote,transfers_per_op,dram_fills,file,"
 	"blocking_futex_calls,blocking_wakeups,blocking_chain_walked,blocking_requeued,blocking_asleep_pct,"
 	"blocking_context_switches,resizes,wall_s,simulated_ops,"
-	"events";
+	"events,directory_reads";
 
 void results_print_csv_header(const char *const *figures, size_t nfigures, FILE *out)
 {
@@ -587,10 +591,11 @@ void results_print_csv_row(const struct results *r, const char *file, const char
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r), (unsigned long long)r->fills);
 	fputc(',', out);
 	results_csv_text(out, file);
-	fprintf(out, ",%llu,%llu,%llu,%llu,%.6f,%llu,%u,%.6f,%llu,%llu", (unsigned long long)b.calls,
+	fprintf(out, ",%llu,%llu,%llu,%llu,%.6f,%llu,%u,%.6f,%llu,%llu,%llu", (unsigned long long)b.calls,
 		(unsigned long long)b.wakeups, (unsigned long long)b.walked, (unsigned long long)b.requeued,
 		b.asleep_pct, (unsigned long long)b.switches, r->nresizes, r->wall_secs,
-		(unsigned long long)r->ops_simulated, (unsigned long long)r->events);
+		(unsigned long long)r->ops_simulated, (unsigned long long)r->events,
+		(unsigned long long)r->directory_reads);
 	for (size_t i = 0; i < nfigures; i++) {
 		fputc(',', out);
 		for (uint32_t k = 0; k < r->nfigures; k++)
@@ -682,6 +687,7 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 	json_u64(out, in, "transfers_remote", r->transfers[XFER_REMOTE]);
 	json_dbl(out, in, "transfers_per_op", results_transfers_per_op(r));
 	json_u64(out, in, "dram_fills", r->fills);
+	json_u64(out, in, "directory_reads", r->directory_reads);
 	json_key(out, in, "blocking");
 	fprintf(out, "{\"futex_calls\": %llu, \"wakeups\": %llu, \"chain_walked\": %llu, \"requeued\": %llu, "
 		     "\"blocked_ps\": ",

@@ -72,6 +72,8 @@ struct results {
 	uint64_t total_ops;
 	uint64_t transfers[XFER_NCLASSES];
 	uint64_t fills;
+	uint64_t directory_reads; /* home-snoop machines: cross-node transfers that missed the
+				     home's directory cache (models/dircache.h) */
 	uint32_t nodes;
 	uint64_t *node_transfers; /* [nodes x nodes]: from the holder's node to the requester's */
 	uint32_t nlines;

@@ -367,6 +367,89 @@ START_TEST(test_counted_transfers_and_node_matrix)
 }
 END_TEST
 
+/* Home snooping (coherence.snoop: home) with a directory cache of one set of 2
+ * ways per node and a 60 ns directory read; lines A, B, C homed on node 0.
+ * CPU 0 owns A (DRAM fill, 80 ns: no directory read).
+ * 1000: CPU 2 (node 1) writes A: remote, A not in node 0's cache: 100 + 60, 1160.
+ * 2000: CPU 0 writes A: remote, A cached: 100, 2100.
+ * 3000: CPU 1 writes A: within node 0, no directory: 40, 3040.
+ * CPU 0 fills B and C (4000 and 5000: 80 each, no directory).
+ * 6000: CPU 2 writes B: miss (the set holds A), 6160. 7000: CPU 2 writes C: miss,
+ * the set {A, B} evicts A (used last at 2000), 7160. 8000: CPU 2 writes A (from
+ * CPU 1): miss again, 8160. 4 directory reads. With source snooping (`snoop`
+ * "source") every remote transfer costs 100 and nothing is read. */
+static void directory_run(const char *snoop)
+{
+	/* (line: 0 = A, 1 = B, 2 = C; CPU) written at 1000, 2000, ... ns */
+	static const uint32_t writes[][2] = { { 0, 2 }, { 0, 0 }, { 0, 1 }, { 1, 0 }, { 2, 0 },
+					      { 1, 2 }, { 2, 2 }, { 0, 2 } };
+	char yaml[1024];
+	bool home = strcmp(snoop, "home") == 0;
+	uint32_t lines[3];
+	simtime_t cost;
+
+	memset(&fx, 0, sizeof(fx));
+	snprintf(yaml, sizeof(yaml), machine_fmt, "0ns", home ? ", directory_read: 60ns" : "");
+	snprintf(yaml + strlen(yaml), sizeof(yaml) - strlen(yaml), "coherence: {snoop: %s%s}\n", snoop,
+		 home ? ", directory_cache_lines: 2, directory_cache_ways: 2" : "");
+	tu_machine(&fx.m, yaml);
+	ck_assert_int_eq(engine_init(&fx.e), 0);
+	ck_assert_int_eq(coh_init(&fx.c, &fx.m, &fx.e, 8, on_grant, &fx), 0);
+	lines[0] = line_owned_by_cpu0();
+	lines[1] = coh_add_line(&fx.c, 0x2000, 0);
+	lines[2] = coh_add_line(&fx.c, 0x3000, 0);
+	for (uint32_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+		at((1000 + 1000 * i) * NS);
+		ck_assert_int_eq(access_(lines[writes[i][0]], writes[i][1], ACCESS_WRITE, &cost), COH_WAIT);
+		finish();
+	}
+}
+
+START_TEST(test_directory_cache)
+{
+	static const simtime_t home_at[] = { 1160, 2100, 3040, 4080, 5080, 6160, 7160, 8160 };
+	static const simtime_t source_at[] = { 1100, 2100, 3040, 4080, 5080, 6100, 7100, 8100 };
+
+	directory_run("home");
+	ck_assert_uint_eq(fx.n, 8);
+	for (uint32_t i = 0; i < 8; i++)
+		ck_assert_uint_eq(fx.log[i].at, home_at[i] * NS);
+	ck_assert_uint_eq(fx.c.dir.misses, 4);
+	coh_reset_stats(&fx.c);
+	ck_assert_uint_eq(fx.c.dir.misses, 0);
+	teardown();
+
+	directory_run("source");
+	ck_assert_uint_eq(fx.n, 8);
+	for (uint32_t i = 0; i < 8; i++)
+		ck_assert_uint_eq(fx.log[i].at, source_at[i] * NS);
+	ck_assert_uint_eq(fx.c.dir.misses, 0);
+	teardown();
+}
+END_TEST
+
+/* models/dircache.c alone: 2 nodes, 2 sets of 2 ways; lines 64 bytes apart
+ * alternate sets (address / 64 mod 2). */
+START_TEST(test_dircache_lru)
+{
+	struct dircache d;
+
+	ck_assert_int_eq(dircache_init(&d, 2, 4, 2), 0);
+	ck_assert(!dircache_lookup(&d, 0, 0));     /* set 0: {0} */
+	ck_assert(!dircache_lookup(&d, 0, 128));   /* set 0: {0, 128} */
+	ck_assert(!dircache_lookup(&d, 0, 64));    /* set 1: {64} */
+	ck_assert(dircache_lookup(&d, 0, 0));      /* 0 used after 128 */
+	ck_assert(!dircache_lookup(&d, 1, 0));     /* node 1 has its own cache */
+	ck_assert(!dircache_lookup(&d, 0, 256));   /* set 0 full: evicts 128, the least recent */
+	ck_assert(dircache_lookup(&d, 0, 0));
+	ck_assert(!dircache_lookup(&d, 0, 128));   /* evicts 256 */
+	ck_assert(dircache_lookup(&d, 0, 64));     /* set 1 untouched */
+	ck_assert(dircache_lookup(&d, 0, 63));     /* same line as 0 */
+	ck_assert_uint_eq(d.misses, 6);
+	dircache_free(&d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coherence");
@@ -379,6 +462,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_watchers_reread_after_a_write);
 	tcase_add_test(tc, test_invalidation_contention_occupancy);
 	tcase_add_test(tc, test_counted_transfers_and_node_matrix);
+	tcase_add_test(tc, test_directory_cache);
+	tcase_add_test(tc, test_dircache_lru);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -160,6 +160,7 @@ static const struct {
 	{ "summary/total_ops", "count", 0, 0, 0 },
 	{ "summary/simulated_ops", "count", 0, 0, 0 },
 	{ "summary/dram_fills", "count", 0, 0, 0 },
+	{ "summary/directory_reads", "count", 0, 0, 0 },
 	{ "summary/warmup", "ps", 0, 0, 0 },
 	{ "summary/window", "ps", 0, 0, 0 },
 	{ "summary/perf_header", "text", 0, 0, 0 },

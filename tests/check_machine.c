@@ -524,6 +524,16 @@ static const struct yaml_error_case yaml_errors[] = {
 	{ 2, "topology: {nodes: 3, cores_per_node: 2, threads_per_core: 2, numbering: cores-frist}",
 	  "inline.yaml:2:73: ", "cores-first" },
 	{ 1, "name: \"\"", "inline.yaml:1:7: ", "name: must not be empty" },
+	/* the directory cache: only with home snooping, then complete and whole sets */
+	{ 15, "  smt_slowdown: 1.25\ncoherence: {directory_cache_lines: 8}", "inline.yaml:16:36: ",
+	  "apply only with coherence.snoop: home" },
+	{ 15, "  smt_slowdown: 1.25\n  directory_read: 60ns", "inline.yaml:16:19: ",
+	  "apply only with coherence.snoop: home" },
+	{ 15, "  smt_slowdown: 1.25\ncoherence: {snoop: hme}", "inline.yaml:16:20: ", "'home'" },
+	{ 15, "  smt_slowdown: 1.25\ncoherence: {snoop: home, directory_cache_lines: 8, directory_cache_ways: 2}",
+	  "inline.yaml:6:3: ", "missing key 'directory_read'" },
+	{ 15, "  smt_slowdown: 1.25\n  directory_read: 60ns\ncoherence: {snoop: home, directory_cache_lines: 9, "
+	      "directory_cache_ways: 2}", "inline.yaml:17:49: ", "(9) must be a multiple of directory_cache_ways (2)" },
 };
 
 START_TEST(yaml_errors_have_marks)
