@@ -308,6 +308,10 @@ START_TEST(presets_load)
 	ck_assert_int_eq(machine_xfer_class(&m, 0, 72), XFER_SMT);
 	ck_assert_int_eq(machine_xfer_class(&m, 0, 143), XFER_REMOTE);
 	ck_assert_uint_eq(machine_xfer_ps(&m, 0, 18), machine_xfer_ps(&m, 0, 71));
+	/* home snooping: whole sets of HitME entries, a DRAM read cheaper than a fill */
+	ck_assert_int_eq(m.snoop, SNOOP_HOME);
+	ck_assert_uint_eq(m.directory_cache_lines % m.directory_cache_ways, 0);
+	ck_assert_uint_lt(m.directory_read_ps, m.memory_local_ps);
 	machine_free(&m);
 
 	load_file_ok(SMALL_PATH, &m);
