@@ -183,7 +183,8 @@ bench: deps
 # Simulates every published point, prints the fit, writes results/validation/; then the
 # leave-one-out predictions: each table (or series) predicted from a fit that left it out
 # (analysis/calibration-loo-*.yaml, fitted by make calibrate), with the costs fitted on
-# the left-out tables back at their unfitted values.
+# the left-out tables back at their unfitted values, each point with the 1-sigma band of
+# its error from that fit's covariance (--band: 2 more passes per fitted machine cost).
 LOO_PREDICT := --set "kernel.costs.key_shared=250 cycles" --set "kernel.hash_costs.jhash2_addr_offs=28 cycles" \
   --set "kernel.hash_costs.xxhash=25 cycles" --set "kernel.hash_costs.hash_long=5 cycles" \
   --set "kernel.hash_costs.crc32c=10 cycles" --set "kernel.hash_costs.crc32=30 cycles" \
@@ -192,11 +193,11 @@ validate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-validate
 	@echo; echo "== leave-one-out: fitted on the bucket sweep alone, predicting the other tables"
-	@bin/futexsim-validate --table e5-hashfn-2024 --table e5-v11-2025 --set machine=e5-2650-2s-loo-sweep \
-	  $(LOO_PREDICT) --out results/validation/loo-sweep | sed -n '/== error per table/,/^$$/p'
+	@bin/futexsim-validate --band --table e5-hashfn-2024 --table e5-v11-2025 --set machine=e5-2650-2s-loo-sweep \
+	  $(LOO_PREDICT) --out results/validation/loo-sweep | sed '/^== shape/,$$d'
 	@echo "== leave-one-out: fitted on the node-bound points alone, predicting the 28 threads on both nodes"
-	@bin/futexsim-validate --table e5-sweep-2024 --series all_28 --set machine=e5-2650-2s-loo-node \
-	  --out results/validation/loo-node | sed -n '/== error per table/,/^$$/p'
+	@bin/futexsim-validate --band --table e5-sweep-2024 --series all_28 --set machine=e5-2650-2s-loo-node \
+	  --out results/validation/loo-node | sed '/^== shape/,$$d'
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi

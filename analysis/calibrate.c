@@ -13,8 +13,15 @@
  * Loss: for each table, the mean over its points of |ln(simulated / published)|;
  * the tables' means are averaged, so each published table weighs the same and an
  * outlier point pulls linearly, not quadratically.
+ *
+ * After the fit: the loss profile along each parameter, and from the same runs the
+ * linearised covariance of the parameters (covariance()), written with the fitted
+ * machine costs as the config's `calibration:` block, which `futexsim run --band`
+ * reads. --from-outputs skips the fit: the values in the output files are taken as
+ * the fit, and only their calibration blocks are rewritten.
  */
 #include <errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +82,14 @@ struct fit {
 	 * PROFILE_STEP of its range down (lo) and up (hi), the others at the fit */
 	int profiled;
 	double prof_lo[MAX_PARAMS], prof_hi[MAX_PARAMS];
+	/* residuals ln(simulated / published), one per point: of the last evaluation,
+	 * at the best fit, and at the profile's ends, which were at values at_lo, at_hi */
+	double *resid, *best_resid, *resid_lo[MAX_PARAMS], *resid_hi[MAX_PARAMS];
+	double *center_resid, center[MAX_PARAMS], center_loss; /* at the profile's centre */
+	double at_lo[MAX_PARAMS], at_hi[MAX_PARAMS];
+	/* the parameters' covariance, nparams x nparams, in their units (covariance()) */
+	int have_cov;
+	double cov[MAX_PARAMS * MAX_PARAMS];
 };
 
 /* A parameter is pinned by the data when moving it by this fraction of its
@@ -86,11 +101,14 @@ struct fit {
 #define PINNED_LOSS 0.003
 
 static const char usage[] =
-	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run]\n"
+	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run | --from-outputs]\n"
 	"\n"
 	"Fits the parameters listed in the spec (default analysis/calibration.yaml) to the\n"
-	"published points and writes the fitted values, with their provenance, into the\n"
-	"config files the spec names. --dry-run evaluates the loss at the start values only.\n";
+	"published points and writes the fitted values, with their provenance, the loss\n"
+	"profile and the parameters' covariance, into the config files the spec names.\n"
+	"--dry-run evaluates the loss at the start values only. --from-outputs takes the\n"
+	"values in the output files as the fit: profiles them and rewrites only the files'\n"
+	"calibration blocks (the covariance that futexsim run --band uses).\n";
 
 /* ---- the spec ---- */
 
@@ -274,6 +292,8 @@ static double evaluate(struct fit *f, const double *values)
 		return 1e9;
 	}
 	loss = loss_of_points(&f->pts);
+	for (size_t i = 0; i < f->pts.n; i++)
+		f->resid[i] = log(f->pts.v[i].simulated / f->pts.v[i].published);
 	f->evals++;
 	printf("eval %3u  loss %.5f ", f->evals, loss);
 	for (size_t i = 0; i < f->spec->nparams; i++)
@@ -283,6 +303,7 @@ static double evaluate(struct fit *f, const double *values)
 	if (loss < f->best_loss) {
 		f->best_loss = loss;
 		memcpy(f->best, values, f->spec->nparams * sizeof(double));
+		memcpy(f->best_resid, f->resid, f->pts.n * sizeof(double));
 	}
 	return loss;
 }
@@ -305,17 +326,113 @@ static void profile(struct fit *f)
 	double at[MAX_PARAMS], base = f->best_loss;
 
 	memcpy(at, f->best, s->nparams * sizeof(double));
+	memcpy(f->center, f->best, s->nparams * sizeof(double));
+	f->center_loss = base;
+	memcpy(f->center_resid, f->best_resid, f->pts.n * sizeof(double));
 	for (size_t i = 0; i < s->nparams && !f->failed; i++) {
 		const struct param *p = &s->params[i];
 		double step = PROFILE_STEP * (p->max - p->min), v = at[i];
 
-		at[i] = v - step < p->min ? p->min : v - step;
+		at[i] = f->at_lo[i] = v - step < p->min ? p->min : v - step;
 		f->prof_lo[i] = evaluate(f, at) - base;
-		at[i] = v + step > p->max ? p->max : v + step;
+		memcpy(f->resid_lo[i], f->resid, f->pts.n * sizeof(double));
+		at[i] = f->at_hi[i] = v + step > p->max ? p->max : v + step;
 		f->prof_hi[i] = evaluate(f, at) - base;
+		memcpy(f->resid_hi[i], f->resid, f->pts.n * sizeof(double));
 		at[i] = v;
 	}
 	f->profiled = !f->failed;
+}
+
+/* The parameters' covariance, linearised at the fit: s^2 (J^T J)^-1, where J is
+ * the residuals' Jacobian by central differences over the profile's steps and s^2
+ * the residuals' variance at the fit (sum of squares / (points - parameters)); J
+ * in units of each parameter's range, so QR's rank test (GSL) compares like with
+ * like. A parameter the data cannot tell (a column of J it drops, or a variance
+ * wider than its range allows) gets at most the variance of a uniform spread over
+ * its published range, (max - min)^2 / 12: the range bounds what we know. The
+ * loss is L1 and per table, this is least squares over points: an approximation
+ * for the band, not the fit's own error model. */
+static int covariance(struct fit *f)
+{
+	const struct spec *s = f->spec;
+	size_t n = f->pts.n, np = s->nparams;
+	gsl_matrix *jac = gsl_matrix_alloc(n, np), *cov = gsl_matrix_alloc(np, np);
+	double rss = 0, s2, range[MAX_PARAMS], scale[MAX_PARAMS];
+
+	if (!jac || !cov || n <= np) {
+		gsl_matrix_free(jac);
+		gsl_matrix_free(cov);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		rss += f->center_resid[i] * f->center_resid[i];
+	s2 = rss / (double)(n - np);
+	for (size_t j = 0; j < np; j++) {
+		double dv;
+
+		range[j] = s->params[j].max - s->params[j].min;
+		dv = (f->at_hi[j] - f->at_lo[j]) / range[j];
+		for (size_t i = 0; i < n; i++)
+			gsl_matrix_set(jac, i, j, dv > 0 ? (f->resid_hi[j][i] - f->resid_lo[j][i]) / dv : 0.0);
+	}
+	gsl_multifit_nlinear_covar(jac, 1e-6, cov);
+	for (size_t j = 0; j < np; j++) {
+		double var = gsl_matrix_get(cov, j, j) * s2, cap = 1.0 / 12; /* in range units */
+
+		scale[j] = var <= 0 ? 0 : var > cap ? sqrt(cap / var) : 1;
+	}
+	for (size_t j = 0; j < np; j++)
+		for (size_t k = 0; k < np; k++) {
+			double c = gsl_matrix_get(cov, j, k) * s2 * scale[j] * scale[k];
+
+			if (j == k && scale[j] == 0)
+				c = 1.0 / 12; /* dropped: uniform over the range, uncorrelated */
+			f->cov[j * np + k] = c * range[j] * range[k];
+		}
+	f->have_cov = 1;
+	gsl_matrix_free(jac);
+	gsl_matrix_free(cov);
+	return 0;
+}
+
+/* The `calibration:` block of output `o`: the machine parameters it holds, their
+ * fitted values, bounds and covariance (docs/machine.md; futexsim run --band). */
+static void write_calibration(FILE *out, const struct spec *s, const struct output *o, const struct fit *f)
+{
+	size_t idx[MAX_PARAMS], n = 0;
+	const char *names[] = { "parameters", "units", "fitted", "min", "max" };
+
+	for (size_t i = 0; i < s->nparams; i++)
+		if ((s->params[i].outputs & (1u << (o - s->outputs))) && !strncmp(s->params[i].set, "machine.", 8))
+			idx[n++] = i;
+	if (!n || !f->have_cov)
+		return;
+	fprintf(out, "calibration:  # [F] the fit's linearised covariance, for futexsim run --band (docs/calibration.md)\n");
+	for (size_t row = 0; row < 5; row++) {
+		fprintf(out, "  %s: [", names[row]);
+		for (size_t k = 0; k < n; k++) {
+			const struct param *p = &s->params[idx[k]];
+			double v[] = { 0, 0, f->center[idx[k]], p->min, p->max };
+
+			if (k)
+				fputs(", ", out);
+			if (row == 0)
+				fputs(p->file_key, out);
+			else if (row == 1)
+				fputs(unit_names[p->unit], out);
+			else
+				fprintf(out, "%.6g", v[row]);
+		}
+		fprintf(out, "]  # [F]\n");
+	}
+	fprintf(out, "  covariance:  # [F] in the units above, the parameters' order\n");
+	for (size_t j = 0; j < n; j++) {
+		fputs("    - [", out);
+		for (size_t k = 0; k < n; k++)
+			fprintf(out, "%s%.6g", k ? ", " : "", f->cov[idx[j] * s->nparams + idx[k]]);
+		fputs("]\n", out);
+	}
 }
 
 static bool pinned(const struct fit *f, size_t i)
@@ -344,7 +461,7 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 		fprintf(out, " %s", s->fixed[i]);
 	fprintf(out, "\n# Loss (mean over tables of mean |ln(simulated/published)|): %.4f at the start values,\n"
 		     "# %.4f fitted, after %u evaluations of Nelder-Mead (GSL nmsimplex2).\n",
-		initial_loss, f->best_loss, f->evals);
+		initial_loss, f->center_loss, f->evals);
 	if (f->profiled) {
 		fprintf(out, "# Loss profile (the loss with one parameter moved by %.0f%% of its range down / up):\n",
 			100 * PROFILE_STEP);
@@ -386,6 +503,59 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 			fprintf(out, " on %s, carried over", first->name);
 		fprintf(out, "] start %s, bounds %s..%s%s%s\n", init, lo, hi, *p->source ? "; " : "", p->source);
 	}
+	write_calibration(out, s, o, f);
+	if (fclose(out) != 0 || rename(tmp, o->file) < 0)
+		return -1;
+	return 0;
+}
+
+/* The value of `p` in the first output file that holds it (where it was fitted):
+ * the number its scalar starts with ("197.947ns", "17.5 cycles", "1.546"). */
+static int value_in_output(const struct spec *s, const struct param *p, double *out, struct fs_error *e)
+{
+	const struct output *o = &s->outputs[__builtin_ctz(p->outputs)];
+	struct yt_doc *d = yt_doc_new();
+	const struct yt_node *n;
+	char key[256], *part, *save = NULL, *end;
+	int rc = -1;
+
+	if (!d)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	n = yt_load_file(d, o->file, e);
+	snprintf(key, sizeof(key), "%s", p->file_key);
+	for (part = strtok_r(key, ".", &save); n && part; part = strtok_r(NULL, ".", &save))
+		n = yt_get(n, part);
+	if (!e->status) {
+		if (!n || n->kind != YT_SCALAR)
+			fs_fail(e, FS_ERR_INPUT, "%s: no value for %s (run make calibrate to fit it)", o->file, p->file_key);
+		else if ((*out = strtod(n->scalar, &end)), end == n->scalar)
+			fs_fail_at(e, &n->mark, "%s: '%s' is not a number", p->file_key, n->scalar);
+		else
+			rc = 0;
+	}
+	yt_doc_free(d);
+	return rc;
+}
+
+/* Rewrites the calibration block at the end of output `o`'s file (written last
+ * by write_output, so everything from its first line on is replaced). */
+static int rewrite_calibration(const struct spec *s, const struct output *o, const struct fit *f)
+{
+	char tmp[4096], line[8192];
+	FILE *in = fopen(o->file, "r"), *out;
+
+	if (!in)
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->file);
+	out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in) && strncmp(line, "calibration:", 12) != 0)
+		fputs(line, out);
+	fclose(in);
+	write_calibration(out, s, o, f);
 	if (fclose(out) != 0 || rename(tmp, o->file) < 0)
 		return -1;
 	return 0;
@@ -396,7 +566,7 @@ int main(int argc, char **argv)
 	const char *spec_path = "analysis/calibration.yaml";
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	long max_evals = 0;
-	int dry_run = 0;
+	int dry_run = 0, from_outputs = 0;
 	struct fs_error e = { 0 };
 	struct yt_doc *doc = yt_doc_new();
 	struct spec spec;
@@ -412,6 +582,8 @@ int main(int argc, char **argv)
 			max_evals = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--dry-run"))
 			dry_run = 1;
+		else if (!strcmp(argv[i], "--from-outputs"))
+			from_outputs = 1;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -441,12 +613,31 @@ int main(int argc, char **argv)
 	f.spec = &spec;
 	f.jobs = jobs > 0 ? (unsigned)jobs : 1;
 	f.best_loss = INFINITY;
+	f.resid = calloc(f.pts.n + 1, sizeof(double));
+	f.best_resid = calloc(f.pts.n + 1, sizeof(double));
+	f.center_resid = calloc(f.pts.n + 1, sizeof(double));
+	for (size_t i = 0; i < spec.nparams; i++) {
+		f.resid_lo[i] = calloc(f.pts.n + 1, sizeof(double));
+		f.resid_hi[i] = calloc(f.pts.n + 1, sizeof(double));
+		if (!f.resid_lo[i] || !f.resid_hi[i]) {
+			fprintf(stderr, "futexsim-calibrate: out of memory\n");
+			return 1;
+		}
+		if (from_outputs && value_in_output(&spec, &spec.params[i], &spec.params[i].initial, &e) < 0) {
+			fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
+			return e.status ? e.status : 1;
+		}
+	}
+	if (!f.resid || !f.best_resid || !f.center_resid) {
+		fprintf(stderr, "futexsim-calibrate: out of memory\n");
+		return 1;
+	}
 	for (size_t i = 0; i < spec.nparams; i++)
 		start[i] = spec.params[i].initial;
 	initial_loss = evaluate(&f, start);
 	if (f.failed)
 		return 1;
-	if (!dry_run) {
+	if (!dry_run && !from_outputs) {
 		const gsl_multimin_fminimizer_type *type = gsl_multimin_fminimizer_nmsimplex2;
 		gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(type, spec.nparams);
 		gsl_vector *x = gsl_vector_alloc(spec.nparams), *step = gsl_vector_alloc(spec.nparams);
@@ -481,15 +672,25 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	if (!dry_run) {
-		double fitted = f.best_loss;
+		/* a lower loss found by the profile becomes the fit, profiled in turn (up
+		 * to 3 times); --from-outputs profiles the given values once */
+		for (int round = 0; round < (from_outputs ? 1 : 3); round++) {
+			double fitted = f.best_loss;
 
-		profile(&f);
-		if (f.failed)
-			return 1;
-		if (f.best_loss < fitted)
+			profile(&f);
+			if (f.failed)
+				return 1;
+			if (!(f.best_loss < fitted))
+				break;
 			printf("the profile found a lower loss: %.5f\n", f.best_loss);
+		}
+		/* the fit written is the one profiled, which the covariance is around */
+		memcpy(f.best, f.center, spec.nparams * sizeof(double));
+		if (covariance(&f) < 0)
+			printf("no covariance: fewer points than parameters, or out of memory\n");
 	}
-	printf("\nloss %.5f at the start, %.5f fitted (%u evaluations)\n", initial_loss, f.best_loss, f.evals);
+	printf("\nloss %.5f at the start, %.5f fitted (%u evaluations)\n", initial_loss,
+	       f.profiled ? f.center_loss : f.best_loss, f.evals);
 	for (size_t i = 0; i < spec.nparams; i++) {
 		char v[64], init[64];
 
@@ -501,7 +702,21 @@ int main(int argc, char **argv)
 			       pinned(&f, i) ? "pinned" : "NOT pinned by the data");
 		printf("\n");
 	}
-	if (!dry_run)
+	if (f.have_cov) {
+		printf("standard deviations (linearised; at most the spread of a uniform draw over the range):\n");
+		for (size_t i = 0; i < spec.nparams; i++)
+			printf("  %-40s %.4g\n", spec.params[i].set, sqrt(f.cov[i * spec.nparams + i]));
+	}
+	if (from_outputs)
+		for (size_t o = 0; o < spec.noutputs; o++) {
+			if (rewrite_calibration(&spec, &spec.outputs[o], &f) < 0) {
+				fprintf(stderr, "futexsim-calibrate: cannot rewrite %s: %s\n", spec.outputs[o].file,
+					strerror(errno));
+				return 4;
+			}
+			printf("rewrote the calibration block of %s\n", spec.outputs[o].file);
+		}
+	else if (!dry_run)
 		for (size_t o = 0; o < spec.noutputs; o++) {
 			if (write_output(&spec, &spec.outputs[o], &f, initial_loss, spec_path) < 0) {
 				fprintf(stderr, "futexsim-calibrate: cannot write %s: %s\n", spec.outputs[o].file,
@@ -511,6 +726,13 @@ int main(int argc, char **argv)
 			printf("wrote %s\n", spec.outputs[o].file);
 		}
 	points_free(&f.pts);
+	free(f.resid);
+	free(f.best_resid);
+	free(f.center_resid);
+	for (size_t i = 0; i < spec.nparams; i++) {
+		free(f.resid_lo[i]);
+		free(f.resid_hi[i]);
+	}
 	yt_doc_free(doc);
 	return 0;
 }

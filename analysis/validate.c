@@ -2,7 +2,8 @@
 /* futexsim-validate: simulates every published point (analysis/validation-points.tsv)
  * and reports the fit: per table, published vs simulated with the error, the median
  * and maximum absolute error, the knee of each bucket sweep, and the orderings the
- * published tables show. Writes OUT/points.csv and OUT/summary.csv for plots. */
+ * published tables show. Writes OUT/points.csv and OUT/summary.csv for plots.
+ * --band adds each point's 1-sigma band from the fit's covariance (sim/band.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "analysis/points.h"
+#include "sim/band.h"
 #include "sim/revision.h"
+#include "sim/scenario.h"
 
 #define MAX_ARGS 64
 
@@ -27,7 +30,10 @@ static const char usage[] =
 	"  -j N            worker processes (default: online CPUs)\n"
 	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n"
 	"  --save FILE     also write the points with their errors as TSV (the regression data\n"
-	"                  of make check: tests/regression/calibration.tsv)\n";
+	"                  of make check: tests/regression/calibration.tsv)\n"
+	"  --band          also each point's 1-sigma band from the fit (futexsim run --band: the\n"
+	"                  points run again at the machine's fitted costs moved along each axis\n"
+	"                  of their covariance; the machine is the first point's)\n";
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -89,16 +95,93 @@ static uint64_t knee(const struct points *p, const char *table, const char *seri
 	return best;
 }
 
-static void print_table(const struct points *p, const char *table)
+/* Each point's band as errors in percent, [lo, hi] (band_error_*), or NULL. */
+struct bands {
+	double *lo_pct, *hi_pct;
+};
+
+static void print_table(const struct points *p, const struct bands *b, const char *table)
 {
-	printf("\n== %s\n%-28s %7s %14s %14s %8s\n", table, "series", "x", "published", "simulated", "error");
+	size_t n = 0, covered = 0;
+
+	printf("\n== %s\n%-28s %7s %14s %14s %8s%s\n", table, "series", "x", "published", "simulated", "error",
+	       b ? "   1-sigma band of the error" : "");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct point *pt = &p->v[i];
 
-		if (strcmp(pt->table, table) == 0)
-			printf("%-28s %7llu %14.0f %14.0f %+7.1f%%\n", pt->series, (unsigned long long)pt->x,
-			       pt->published, pt->simulated, point_error_pct(pt));
+		if (strcmp(pt->table, table) != 0)
+			continue;
+		printf("%-28s %7llu %14.0f %14.0f %+7.1f%%", pt->series, (unsigned long long)pt->x, pt->published,
+		       pt->simulated, point_error_pct(pt));
+		if (b) {
+			printf("   [%+.1f%%, %+.1f%%]", b->lo_pct[i], b->hi_pct[i]);
+			n++;
+			covered += b->lo_pct[i] <= 0 && b->hi_pct[i] >= 0;
+		}
+		printf("\n");
 	}
+	if (b)
+		printf("%zu of %zu points have the published value inside their band\n", covered, n);
+}
+
+/* The bands: every point again at each move of the band plan of the first
+ * point's machine, then band_combine around each point's own figure. */
+static int run_bands(struct points *p, const char *const *sets, size_t nsets, unsigned jobs, struct bands *b,
+		     struct fs_error *e)
+{
+	const char *first[POINT_MAX_SETS + MAX_ARGS + 1];
+	struct band_plan *plan = malloc(sizeof(*plan));
+	struct scenario sc;
+	double *center = calloc(p->n + 1, sizeof(double)), *figs = calloc((p->n + 1) * 2 * BAND_MAX_PARAMS,
+									   sizeof(double));
+	size_t n = 0;
+	int rc = -1;
+
+	b->lo_pct = calloc(p->n + 1, sizeof(double));
+	b->hi_pct = calloc(p->n + 1, sizeof(double));
+	if (!plan || !center || !figs || !b->lo_pct || !b->hi_pct || !p->n) {
+		fs_fail(e, FS_ERR_LIMIT, p->n ? "out of memory" : "no points");
+		goto out;
+	}
+	for (size_t k = 0; k < p->v[0].nsets; k++)
+		first[n++] = p->v[0].sets[k];
+	for (size_t k = 0; k < nsets; k++)
+		first[n++] = sets[k];
+	first[n] = NULL;
+	rc = scenario_load(&sc, p->v[0].scenario, first, n, e);
+	if (rc == 0)
+		rc = band_plan_from_machine(plan, yt_get(sc.resolved, "machine"), e);
+	scenario_free(&sc);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < p->n; i++)
+		center[i] = p->v[i].simulated;
+	for (uint32_t r = 0; r < plan->nruns && rc == 0; r++) {
+		const char *all[MAX_ARGS + BAND_MAX_PARAMS + 1];
+		size_t na = 0;
+
+		for (size_t k = 0; k < nsets; k++)
+			all[na++] = sets[k];
+		for (uint32_t k = 0; k < plan->nparams; k++)
+			all[na++] = plan->sets[r][k];
+		fprintf(stderr, "band: pass %u of %u\n", r + 1, plan->nruns);
+		rc = points_run(p, all, na, jobs, e);
+		for (size_t i = 0; i < p->n; i++)
+			figs[i * 2 * BAND_MAX_PARAMS + r] = p->v[i].simulated;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		double lo, hi;
+
+		p->v[i].simulated = center[i];
+		band_combine(plan, center[i], &figs[i * 2 * BAND_MAX_PARAMS], &lo, &hi);
+		b->lo_pct[i] = 100 * (lo / p->v[i].published - 1);
+		b->hi_pct[i] = 100 * (hi / p->v[i].published - 1);
+	}
+out:
+	free(plan);
+	free(center);
+	free(figs);
+	return rc;
 }
 
 static int check(FILE *out, const char *what, int holds, const char *detail)
@@ -194,6 +277,8 @@ int main(int argc, char **argv)
 	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation", *save = NULL;
 	const char *tables[MAX_ARGS + 1] = { 0 }, *series[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
 	size_t ntables = 0, nseries = 0, nsets = 0;
+	struct bands bands = { 0 };
+	bool band = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fs_error e = { 0 };
 	struct points p;
@@ -220,12 +305,15 @@ int main(int argc, char **argv)
 			out_dir = argv[++i];
 		} else if (!strcmp(a, "--save") && v) {
 			save = argv[++i];
+		} else if (!strcmp(a, "--band")) {
+			band = true;
 		} else {
 			fprintf(stderr, "futexsim-validate: bad argument '%s'\n%s", a, usage);
 			return 2;
 		}
 	}
-	if (points_load(&p, points_file, tables, series, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0) {
+	if (points_load(&p, points_file, tables, series, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0 ||
+	    (band && run_bands(&p, sets, nsets, (unsigned)jobs, &bands, &e) < 0)) {
 		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
 		return e.status ? e.status : 1;
 	}
@@ -241,16 +329,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "futexsim-validate: cannot write in %s: %s\n", out_dir, strerror(errno));
 		return 4;
 	}
-	fprintf(csv, "table,series,x,published,simulated,error_pct\n");
-	for (size_t i = 0; i < p.n; i++)
-		fprintf(csv, "%s,%s,%llu,%.1f,%.1f,%.2f\n", p.v[i].table, p.v[i].series, (unsigned long long)p.v[i].x,
+	fprintf(csv, "table,series,x,published,simulated,error_pct%s\n", band ? ",band_lo_pct,band_hi_pct" : "");
+	for (size_t i = 0; i < p.n; i++) {
+		fprintf(csv, "%s,%s,%llu,%.1f,%.1f,%.2f", p.v[i].table, p.v[i].series, (unsigned long long)p.v[i].x,
 			p.v[i].published, p.v[i].simulated, point_error_pct(&p.v[i]));
+		if (band)
+			fprintf(csv, ",%.2f,%.2f", bands.lo_pct[i], bands.hi_pct[i]);
+		fputc('\n', csv);
+	}
 	fprintf(sum, "kind,what,value,detail\n");
 	const char *seen[16];
 	size_t nseen = points_tables(&p, seen, 16);
 
 	for (size_t k = 0; k < nseen; k++)
-		print_table(&p, seen[k]);
+		print_table(&p, band ? &bands : NULL, seen[k]);
 	printf("\n== error per table (absolute, %%)\n%-18s %6s %8s %8s\n", "table", "points", "median", "max");
 	for (size_t k = 0; k < nseen; k++) {
 		struct table_stats st = table_stats(&p, seen[k]);
@@ -279,5 +371,7 @@ int main(int argc, char **argv)
 	fclose(sum);
 	printf("\nwrote %s/points.csv and %s/summary.csv\n", out_dir, out_dir);
 	points_free(&p);
+	free(bands.lo_pct);
+	free(bands.hi_pct);
 	return 0;
 }

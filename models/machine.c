@@ -28,8 +28,10 @@
 #define SMT_SLOWDOWN_NONE_MILLI 1000u
 #define SMT_SLOWDOWN_MAX_MILLI 10000u
 
+/* `calibration` (written by make calibrate) is not the model's: futexsim run --band
+ * reads it (sim/band.c) */
 static const char *const machine_keys[] = {
-	"name", "description", "topology", "frequency", "distance", "costs", "coherence", NULL,
+	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "calibration", NULL,
 };
 static const char *const coherence_keys[] = {
 	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", NULL,

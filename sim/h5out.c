@@ -390,6 +390,21 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, r->node_transfers, H5_U_COUNT, e) < 0 ||
 	    put_transfers(o, g, "transfers", 1, &three, NULL, 0, r->transfers, NULL, e) < 0)
 		goto out;
+	if (r->band_runs) {
+		const double band[2] = { r->band_lo, r->band_hi };
+		const hsize_t two = 2;
+		hid_t d;
+
+		if (put(o, g, "ops_per_sec_band", H5T_NATIVE_DOUBLE, 1, &two, band, H5_U_OPS_PER_SEC, e) < 0)
+			goto out;
+		d = H5Dopen2(g, "ops_per_sec_band", H5P_DEFAULT);
+		if (d < 0 || attr_u64(d, "runs", r->band_runs) < 0) {
+			close_id(d, H5Dclose);
+			fail(e, o, "summary/ops_per_sec_band");
+			goto out;
+		}
+		close_id(d, H5Dclose);
+	}
 	rc = 0;
 out:
 	close_id(g, H5Gclose);

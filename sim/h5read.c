@@ -532,6 +532,25 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	    /* written since futexsim 0.1.0 of 2026-12: absent means none */
 	    (exists(rd, "summary/directory_reads") && read_u64(rd, "summary/directory_reads", &r->directory_reads) < 0))
 		return -1;
+	if (exists(rd, "summary/ops_per_sec_band")) {
+		double *band = read_all(rd, "summary/ops_per_sec_band", H5T_NATIVE_DOUBLE, sizeof(double), 1, 0, &n);
+		uint64_t runs;
+
+		if (!band)
+			return -1;
+		if (n != 2 || attr_num(rd, "summary/ops_per_sec_band", "runs", H5T_NATIVE_UINT64, &runs) < 0 ||
+		    runs == 0 || runs > UINT32_MAX) {
+			free(band);
+			if (!rd->e->status)
+				fs_fail(rd->e, FS_ERR_INPUT, "%s: summary/ops_per_sec_band: 2 values and a runs attribute "
+					"(1 or more) expected", rd->path);
+			return -1;
+		}
+		r->band_lo = band[0];
+		r->band_hi = band[1];
+		r->band_runs = (uint32_t)runs;
+		free(band);
+	}
 	{
 		double *sd = read_all(rd, "summary/ops_per_sec_stderr", H5T_NATIVE_DOUBLE, sizeof(double), 0, 0, &n);
 

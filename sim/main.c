@@ -13,6 +13,7 @@
 #include "models/hashfn.h"
 #include "models/refcount.h"
 #include "models/workload.h"
+#include "sim/band.h"
 #include "sim/core/error.h"
 #include "sim/cliopt.h"
 #include "sim/compare.h"
@@ -93,6 +94,7 @@ static const char usage_main[] =
 static const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
 	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output] [--quiet] [--progress]\n"
+	"                    [--band]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
@@ -144,6 +146,13 @@ static const char usage_run[] =
 	"                   rewritten): simulated time done, events, the time left at the\n"
 	"                   run's rate so far; about once a second, and a last line at the\n"
 	"                   end. It changes no result\n"
+	"  --band           also run the scenario at the fitted machine costs moved by one\n"
+	"                   standard deviation either way along each principal axis of the\n"
+	"                   fit's covariance (the machine config's calibration block, written\n"
+	"                   by make calibrate; 2 runs per axis, 14 for e5-2650-2s) and print\n"
+	"                   the Averaged figure's 1-sigma band ('band' line; in the file as\n"
+	"                   summary/ops_per_sec_band). The band covers the fit's uncertainty,\n"
+	"                   not the model's own errors. docs/calibration.md\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
@@ -282,6 +291,7 @@ struct run_args {
 	bool force;           /* --force: -o may replace a symbolic link */
 	bool quiet;           /* --quiet: errors only */
 	bool progress;        /* --progress: progress on stderr even when it is no terminal */
+	bool band;            /* --band: the fit's 1-sigma band (sim/band.h) */
 	const char *config_dirs[MAX_CONFIG_DIRS + 1]; /* --config-dir, NULL-terminated */
 	size_t nconfig_dirs;
 };
@@ -353,6 +363,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->quiet = true;
 		} else if (!strcmp(arg, "--progress")) {
 			a->progress = true;
+		} else if (!strcmp(arg, "--band")) {
+			a->band = true;
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
 			return FS_ERR_USAGE;
@@ -430,6 +442,62 @@ static int run_with_progress(struct sim *s, bool tty, struct fs_error *e)
 	return sim_finish(s, e);
 }
 
+/* run --band: the scenario again with each move of `plan` (sim/band.h) after
+ * the user's overrides; the band of perf's Averaged figure into `res`. 0 when
+ * done, 1 when interrupted (no band), -1 on error. */
+static int run_band(const struct run_args *a, const struct band_plan *plan, struct results *res, struct fs_error *e)
+{
+	double figures[2 * BAND_MAX_PARAMS];
+	int rc = -1;
+
+	for (uint32_t r = 0; r < plan->nruns; r++) {
+		const char *sets[MAX_SETS + BAND_MAX_PARAMS + 1];
+		size_t n = 0;
+		struct scenario bsc;
+		struct sim bs;
+		struct results br;
+		int ok;
+
+		for (size_t i = 0; i < a->nsets; i++)
+			sets[n++] = a->sets[i];
+		for (uint32_t i = 0; i < plan->nparams; i++)
+			sets[n++] = plan->sets[r][i];
+		sets[n] = NULL;
+		if (!a->quiet) {
+			fprintf(stderr, "band: run %u of %u:", r + 1, plan->nruns);
+			for (uint32_t i = 0; i < plan->nparams; i++)
+				fprintf(stderr, " %s", plan->sets[r][i] + strlen("machine.costs."));
+			fputc('\n', stderr);
+		}
+		if (scenario_load_dirs(&bsc, a->path, sets, n, a->config_dirs, e) < 0) {
+			scenario_free(&bsc);
+			goto out;
+		}
+		ok = sim_build(&bs, &bsc, e) == 0;
+		bs.eng.interrupt = &interrupted;
+		ok = ok && sim_run(&bs, e) == 0;
+		if (ok && bs.interrupted) {
+			rc = 1;
+		} else if (ok) {
+			ok = results_from_sim(&br, &bs, 0, 0) == 0;
+			if (ok)
+				figures[r] = (double)br.avg.mean;
+			else
+				fs_fail(e, FS_ERR_RUNTIME, "out of memory gathering results");
+			results_free(&br);
+		}
+		sim_free(&bs);
+		scenario_free(&bsc);
+		if (!ok || rc == 1)
+			goto out;
+	}
+	band_combine(plan, (double)res->avg.mean, figures, &res->band_lo, &res->band_hi);
+	res->band_runs = plan->nruns;
+	rc = 0;
+out:
+	return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
@@ -443,6 +511,8 @@ static int cmd_run(int argc, char **argv)
 	struct results res;
 	struct sim s;
 	struct timespec t0, t1;
+	bool band_stopped = false;
+	struct band_plan *plan = NULL;
 
 	if (rc)
 		return rc < 0 ? FS_OK : rc;
@@ -452,6 +522,15 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "futexsim: %s\n", err.msg);
 		scenario_free(&sc);
 		return err.status ? err.status : FS_ERR_INPUT;
+	}
+	/* the band's plan first: a machine without a calibration fails at once */
+	if (a.band && (!(plan = malloc(sizeof(*plan))) ? fs_fail(&err, FS_ERR_LIMIT, "out of memory")
+			: band_plan_from_machine(plan, yt_get(sc.resolved, "machine"), &err)) < 0) {
+		status = err.status ? err.status : FS_ERR_INPUT;
+		free(plan);
+		scenario_free(&sc);
+		fprintf(stderr, "futexsim: %s\n", err.msg);
+		return status;
 	}
 	if (sim_build(&s, &sc, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
@@ -502,6 +581,19 @@ static int cmd_run(int argc, char **argv)
 		status = FS_ERR_RUNTIME;
 		goto out;
 	}
+	if (a.band && !s.interrupted) {
+		int band = run_band(&a, plan, &res, &err);
+
+		if (band < 0) {
+			results_free(&res);
+			status = err.status ? err.status : FS_ERR_RUNTIME;
+			goto out;
+		}
+		if (band > 0) {
+			fprintf(stderr, "futexsim: interrupted during the band runs: the results have no band\n");
+			band_stopped = true;
+		}
+	}
 	/* the file first: the summary is printed even when writing it failed */
 	if (writing && h5out_finish(&out, &sc, &res, &write_err) < 0)
 		writing = 0;
@@ -526,12 +618,15 @@ static int cmd_run(int argc, char **argv)
 			(double)s.eng.now / 1e9, (double)s.end / 1e9);
 		status = FS_ERR_INTERRUPTED;
 	}
+	if (!status && band_stopped)
+		status = FS_ERR_INTERRUPTED;
 out:
 	if (status && status != FS_ERR_INTERRUPTED)
 		fprintf(stderr, "futexsim: %s\n", err.msg);
 	h5out_abort(&out);
 	sim_free(&s);
 	scenario_free(&sc);
+	free(plan);
 	return status;
 }
 

@@ -487,6 +487,9 @@ void results_print_own_figures(const struct results *r, FILE *out)
 	fprintf(out, "futexsim: %.6g ms warm-up, %.6g ms measured (simulated time%s)\n", (double)r->warmup_ps / 1e9,
 		(double)r->window_ps / 1e9, r->incomplete ? "; the run was interrupted" : "");
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
+	if (r->band_runs)
+		fprintf(out, "  band             Averaged %.0f .. %.0f operations/sec (1 sigma of the fitted costs, %u runs)\n",
+			r->band_lo, r->band_hi, r->band_runs);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r));
@@ -687,6 +690,10 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 	json_u64(out, in, "transfers_remote", r->transfers[XFER_REMOTE]);
 	json_dbl(out, in, "transfers_per_op", results_transfers_per_op(r));
 	json_u64(out, in, "dram_fills", r->fills);
+	if (r->band_runs) {
+		json_dbl(out, in, "ops_per_sec_band_lo", r->band_lo);
+		json_dbl(out, in, "ops_per_sec_band_hi", r->band_hi);
+	}
 	json_u64(out, in, "directory_reads", r->directory_reads);
 	json_key(out, in, "blocking");
 	fprintf(out, "{\"futex_calls\": %llu, \"wakeups\": %llu, \"chain_walked\": %llu, \"requeued\": %llu, "

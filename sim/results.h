@@ -86,6 +86,10 @@ struct results {
 	struct bucket_result *buckets;
 	uint32_t nhotb;
 	uint64_t *hotb;         /* indices in buckets of those with most lock wait, most first (show) */
+	/* run --band (sim/band.h): perf's Averaged figure at the fitted costs' 1-sigma
+	 * moves, combined; band_runs = the runs it took, 0 when no band was asked */
+	uint32_t band_runs;
+	double band_lo, band_hi;
 	uint64_t ops_simulated; /* all programs, warm-up included (for the speed figure) */
 	simtime_t simulated_ps; /* where the engine's clock stopped */
 	uint64_t ops_clamped;   /* time series: ops past the ring's reach (sim/timeseries.h) */
