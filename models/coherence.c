@@ -18,6 +18,7 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 	c->grant = grant;
 	c->grant_ctx = grant_ctx;
 	c->words = (m->ncpus + 63) / 64;
+	c->sh_free = COH_NONE;
 	c->nrequesters = nrequesters;
 	c->req = calloc(nrequesters ? nrequesters : 1, sizeof(*c->req));
 	c->node_transfers = calloc((size_t)m->nodes * m->nodes, sizeof(*c->node_transfers));
@@ -35,7 +36,7 @@ void coh_free(struct coherence *c)
 {
 	free(c->lines);
 	free(c->addr);
-	free(c->sharers);
+	free(c->sh_pool);
 	free(c->req);
 	free(c->node_transfers);
 	dircache_free(&c->dir);
@@ -49,7 +50,7 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 	if (c->nlines == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 1024;
 		struct line *lines;
-		uint64_t *sharers, *addrs;
+		uint64_t *addrs;
 
 		if (cap < c->cap || cap >= COH_NONE)
 			return COH_NONE;
@@ -59,10 +60,6 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		if (!lines)
 			return COH_NONE;
 		c->lines = lines;
-		sharers = realloc(c->sharers, (size_t)cap * c->words * sizeof(*sharers));
-		if (!sharers)
-			return COH_NONE;
-		c->sharers = sharers;
 		addrs = realloc(c->addr, (size_t)cap * sizeof(*addrs));
 		if (!addrs)
 			return COH_NONE;
@@ -81,61 +78,129 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		.home_node = (uint8_t)home_node,
 	};
 	c->addr[id] = addr;
-	memset(&c->sharers[(size_t)id * c->words], 0, c->words * sizeof(uint64_t));
 	return id;
 }
 
-/* --- sharer sets --- */
+/* --- sharer sets: up to 2 in the line (ascending), then a bitset of the pool --- */
 
-static inline uint64_t *sharer_words(const struct coherence *c, uint32_t line)
+#define LINE_INLINE_SHARERS 2
+
+static inline uint64_t *set_words(const struct coherence *c, uint32_t set)
 {
-	return &c->sharers[(size_t)line * c->words];
+	return &c->sh_pool[(size_t)set * c->words];
 }
 
 static inline bool is_sharer(const struct coherence *c, uint32_t line, uint32_t cpu)
 {
-	return (sharer_words(c, line)[cpu / 64] >> (cpu % 64)) & 1u;
+	const struct line *l = &c->lines[line];
+
+	if (l->nsharers <= LINE_INLINE_SHARERS)
+		return (l->nsharers > 0 && l->sh[0] == cpu) || (l->nsharers > 1 && l->sh[1] == cpu);
+	return (set_words(c, l->sh_set)[cpu / 64] >> (cpu % 64)) & 1u;
 }
 
-static inline void add_sharer(struct coherence *c, uint32_t line, uint32_t cpu)
+/* A zeroed bitset of the pool; COH_NONE when out of memory. */
+static uint32_t alloc_set(struct coherence *c)
 {
-	uint64_t *w = sharer_words(c, line);
+	uint32_t s = c->sh_free;
 
-	if (!((w[cpu / 64] >> (cpu % 64)) & 1u)) {
-		w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
-		c->lines[line].nsharers++;
+	if (s != COH_NONE) {
+		c->sh_free = (uint32_t)set_words(c, s)[0];
+	} else {
+		if (c->sh_n == c->sh_cap) {
+			uint32_t cap = c->sh_cap ? c->sh_cap * 2 : 64;
+			uint64_t *pool = cap > c->sh_cap ? realloc(c->sh_pool, (size_t)cap * c->words * sizeof(*pool))
+							 : NULL;
+
+			if (!pool)
+				return COH_NONE;
+			c->sh_pool = pool;
+			c->sh_cap = cap;
+		}
+		s = c->sh_n++;
 	}
+	memset(set_words(c, s), 0, c->words * sizeof(uint64_t));
+	return s;
+}
+
+static inline void set_bit(uint64_t *w, uint32_t cpu)
+{
+	w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+}
+
+static void add_sharer(struct coherence *c, uint32_t line, uint32_t cpu)
+{
+	struct line *l = &c->lines[line];
+
+	if (is_sharer(c, line, cpu))
+		return;
+	if (l->nsharers < LINE_INLINE_SHARERS) {
+		if (l->nsharers == 1 && cpu < l->sh[0]) {
+			l->sh[1] = l->sh[0];
+			l->sh[0] = (uint16_t)cpu;
+		} else {
+			l->sh[l->nsharers] = (uint16_t)cpu;
+		}
+	} else {
+		if (l->nsharers == LINE_INLINE_SHARERS) {
+			uint32_t s = alloc_set(c);
+
+			if (s == COH_NONE) {
+				/* out of memory mid-run: stop; sim_run reports it */
+				c->eng->out_of_memory = true;
+				c->eng->stop = true;
+				return;
+			}
+			l->sh_set = s;
+			set_bit(set_words(c, s), l->sh[0]);
+			set_bit(set_words(c, s), l->sh[1]);
+		}
+		set_bit(set_words(c, l->sh_set), cpu);
+	}
+	l->nsharers++;
 }
 
 static inline void clear_sharers(struct coherence *c, uint32_t line)
 {
-	if (c->lines[line].nsharers) {
-		memset(sharer_words(c, line), 0, c->words * sizeof(uint64_t));
-		c->lines[line].nsharers = 0;
+	struct line *l = &c->lines[line];
+
+	if (l->nsharers > LINE_INLINE_SHARERS) {
+		set_words(c, l->sh_set)[0] = c->sh_free;
+		c->sh_free = l->sh_set;
+	}
+	l->nsharers = 0;
+}
+
+static inline void consider_sharer(const struct coherence *c, uint32_t s, uint32_t cpu, bool farthest, uint32_t *best,
+				   simtime_t *best_cost)
+{
+	simtime_t cost;
+
+	if (s == cpu)
+		return;
+	cost = machine_xfer_ps(c->m, s, cpu);
+	if (*best == COH_NONE || (farthest ? cost > *best_cost : cost < *best_cost)) {
+		*best = s;
+		*best_cost = cost;
 	}
 }
 
-/* The sharer other than `cpu` that is nearest to (farthest from) `cpu`. */
+/* The sharer other than `cpu` that is nearest to (farthest from) `cpu`; among
+ * equals the lowest-numbered (sharers are visited in CPU order). */
 static uint32_t sharer_by_cost(const struct coherence *c, uint32_t line, uint32_t cpu, bool farthest)
 {
-	const uint64_t *w = sharer_words(c, line);
+	const struct line *l = &c->lines[line];
 	uint32_t best = COH_NONE;
 	simtime_t best_cost = 0;
 
-	for (uint32_t i = 0; i < c->words; i++) {
-		for (uint64_t bits = w[i]; bits; bits &= bits - 1) {
-			uint32_t s = i * 64 + (uint32_t)__builtin_ctzll(bits);
-			simtime_t cost;
-
-			if (s == cpu)
-				continue;
-			cost = machine_xfer_ps(c->m, s, cpu);
-			if (best == COH_NONE || (farthest ? cost > best_cost : cost < best_cost)) {
-				best = s;
-				best_cost = cost;
-			}
-		}
+	if (l->nsharers <= LINE_INLINE_SHARERS) {
+		for (uint32_t i = 0; i < l->nsharers; i++)
+			consider_sharer(c, l->sh[i], cpu, farthest, &best, &best_cost);
+		return best;
 	}
+	for (uint32_t i = 0; i < c->words; i++)
+		for (uint64_t bits = set_words(c, l->sh_set)[i]; bits; bits &= bits - 1)
+			consider_sharer(c, i * 64 + (uint32_t)__builtin_ctzll(bits), cpu, farthest, &best, &best_cost);
 	return best;
 }
 

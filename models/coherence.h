@@ -29,7 +29,9 @@
  * class (SMT sibling, same node, other node) and per node pair.
  *
  * The state stored for a line is the state after the transfer in flight, if
- * any; the previous holder's hold window is kept separately (grace_*).
+ * any; the previous holder's hold window is kept separately (grace_*). A line's
+ * sharers are kept in the line while there are at most two (most lines), in a
+ * bitset of a shared pool beyond that: memory per line does not grow with CPUs.
  * Machines of at most 256 nodes and 65535 CPUs fit the packed fields.
  */
 #ifndef FUTEXSIM_COHERENCE_H
@@ -74,6 +76,8 @@ struct line {
 	uint32_t solo;         /* the only requester that ever uses the line, COH_NONE when
 				  several do, COH_UNUSED before coh_note_user */
 	uint16_t nsharers;     /* CPUs holding it Shared (0 when owned) */
+	uint16_t sh[2];        /* those CPUs while there are at most 2, ascending */
+	uint32_t sh_set;       /* beyond 2: their bitset in the coherence's sh_pool */
 	uint8_t home_node;     /* whose DRAM backs it */
 	uint8_t grace_write;   /* the previous holder had it writable */
 	uint8_t local_run;     /* hand-offs in a row that stayed in the holder's node ahead of
@@ -102,7 +106,9 @@ struct coherence {
 	uint32_t nlines, cap;
 	struct line *lines;
 	uint64_t *addr;        /* per line: address of its first byte */
-	uint64_t *sharers;     /* nlines x words bitsets of sharing CPUs */
+	uint64_t *sh_pool;     /* sh_cap bitsets of `words` words: the sharers of lines with
+				  more than 2; a free one holds the next free index in word 0 */
+	uint32_t sh_n, sh_cap, sh_free;
 	uint32_t words;
 
 	uint32_t nrequesters;
@@ -155,9 +161,9 @@ void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint3
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);
 
-/* Bytes that `nlines` lines of machine `m` take: the line state, its address
- * and its sharer set, in arrays at the capacity they double to, and the
- * directory cache of a home-snoop machine. */
+/* Bytes that `nlines` lines of machine `m` take at most: the line state and its
+ * address, in arrays at the capacity they double to, a sharer bitset for each
+ * (the most the pool can need), and the directory cache of a home-snoop machine. */
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m);
 
 /* Accesses, fills and transfers of `line` in the window: 0 when it saw no traffic. */

@@ -24,11 +24,17 @@ struct hashbench_params {
 	simtime_t mm_write_hold;
 };
 
+/* One futex of one thread as struct op_target without the table pointer (its id
+ * instead): 16 bytes, for millions of futexes at scale. */
+struct hb_target {
+	uint32_t table, bucket, word_line, page_line;
+};
+
 struct hashbench {
 	const struct world *world;
 	const struct hashbench_params *p;
 	struct procset ps;
-	struct op_target *targets;  /* [thread * futexes + j] */
+	struct hb_target *targets;  /* [thread * futexes + j] */
 	uint32_t *next;             /* per thread: index of its next futex */
 	uint64_t *array;            /* per thread: address of futex[0] */
 	struct uop *progs;          /* [(thread * NPROG_VARIANTS + variant) * MAX_UOPS] */
@@ -120,11 +126,11 @@ static void resolve_process(struct hashbench *h, uint32_t pid)
 		int numa_node = p->numa ? (int)world->tasks->v[i].node : -1;
 
 		for (uint32_t j = 0; j < p->futexes; j++) {
-			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
+			struct hb_target *t = &h->targets[(size_t)i * p->futexes + j];
 			struct op_target r = futex_tables_resolve(world->ft, pid, h->array[i] + 4ull * j, p->shared,
 								  numa_node);
 
-			t->table = r.table;
+			t->table = r.table->id;
 			t->bucket = r.bucket;
 		}
 	}
@@ -166,7 +172,7 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		for (uint32_t j = 0; j < p->futexes; j++) {
 			uint64_t uaddr = h->array[i] + 4ull * j;
-			struct op_target *t = &h->targets[(size_t)i * p->futexes + j];
+			struct hb_target *t = &h->targets[(size_t)i * p->futexes + j];
 
 			t->word_line = memmap_line(world->mem, uaddr, object, j, -1);
 			t->page_line = MEMMAP_NONE;
@@ -219,6 +225,17 @@ static void select_program(struct hashbench *h, struct task *t)
 	t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
 }
 
+/* Thread `thread`'s futex `j` as the task executor takes it. */
+static struct op_target target_of(const struct hashbench *h, uint32_t thread, uint32_t j)
+{
+	const struct hb_target *c = &h->targets[(size_t)thread * h->p->futexes + j];
+
+	return (struct op_target){
+		.table = h->world->ft->tables[c->table], .bucket = c->bucket,
+		.word_line = c->word_line, .page_line = c->page_line,
+	};
+}
+
 static void note_lines(struct hashbench *h, struct task *t)
 {
 	for (int v = 0; v < NPROG_VARIANTS; v++) {
@@ -226,7 +243,11 @@ static void note_lines(struct hashbench *h, struct task *t)
 			continue;
 		t->prog = prog_of(h, t->id, v);
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
-		task_note_lines(h->world->tasks, t, &h->targets[(size_t)t->id * h->p->futexes], h->p->futexes);
+		for (uint32_t j = 0; j < h->p->futexes; j++) {
+			struct op_target one = target_of(h, t->id, j);
+
+			task_note_lines(h->world->tasks, t, &one, 1);
+		}
 	}
 	select_program(h, t);
 }
@@ -241,7 +262,7 @@ static void start_thread(void *ctx, struct task *t)
 	 * simulated window matches the drifted state better */
 	if (p->random_start)
 		h->next[t->id] = (uint32_t)gsl_rng_uniform_int(h->world->rng, p->futexes);
-	t->target = h->targets[(size_t)t->id * p->futexes + h->next[t->id]];
+	t->target = target_of(h, t->id, h->next[t->id]);
 	select_program(h, t);
 	task_start(h->world->tasks, t, t->clock);
 }
@@ -302,7 +323,9 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 		t->prog = u;
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + PROG_NORMAL] = 4;
 		/* its lines take no target: any one will do */
-		task_note_lines(world->tasks, t, h->targets, 1);
+		struct op_target any = target_of(h, 0, 0);
+
+		task_note_lines(world->tasks, t, &any, 1);
 		task_start(world->tasks, t, 0);
 	}
 	return 0;
@@ -322,7 +345,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 			       "machine with more than one node)");
 	h->world = world;
 	h->p = p;
-	h->targets = huge_alloc(_Alignof(struct op_target), (size_t)p->pp.threads * p->futexes * sizeof(*h->targets));
+	h->targets = huge_alloc(_Alignof(struct hb_target), (size_t)p->pp.threads * p->futexes * sizeof(*h->targets));
 	h->next = calloc(p->pp.threads, sizeof(*h->next));
 	h->array = calloc(p->pp.threads, sizeof(*h->array));
 	h->progs = calloc((size_t)ntasks(p) * NPROG_VARIANTS * MAX_UOPS, sizeof(*h->progs));
@@ -351,7 +374,7 @@ static void program_done(void *state, struct task *t)
 	if (j == h->p->futexes)
 		j = 0;
 	h->next[t->id] = j;
-	t->target = h->targets[(size_t)t->id * h->p->futexes + j];
+	t->target = target_of(h, t->id, j);
 	select_program(h, t);
 }
 
@@ -391,7 +414,7 @@ static void size(const void *params, struct workload_size *out)
 	/* each process's heap of futex words, and with shared futexes their struct pages */
 	out->user_lines = p->pp.processes * heap_lines * (p->shared ? 2 : 1);
 	out->targets = (uint64_t)p->pp.threads * p->futexes;
-	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct op_target) +
+	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct hb_target) +
 		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
 		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t));
 }
