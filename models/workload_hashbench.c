@@ -24,10 +24,10 @@ struct hashbench_params {
 	simtime_t mm_write_hold;
 };
 
-/* One futex of one thread as struct op_target without the table pointer (its id
- * instead): 16 bytes, for millions of futexes at scale. */
+/* Where one futex of one thread hashes: its table's id and bucket, 8 bytes (there
+ * are millions at scale); its lines are the thread's (word_lines, page_lines). */
 struct hb_target {
-	uint32_t table, bucket, word_line, page_line;
+	uint32_t table, bucket;
 };
 
 struct hashbench {
@@ -35,6 +35,10 @@ struct hashbench {
 	const struct hashbench_params *p;
 	struct procset ps;
 	struct hb_target *targets;  /* [thread * futexes + j] */
+	/* per thread, the lines of its futex words and (shared futexes) of their struct
+	 * pages, by 64-byte line (4 KiB page) from the one holding futex 0 */
+	uint32_t *word_lines, *page_lines; /* [thread * nword_lines + k], [thread * npage_lines + k] */
+	uint32_t nword_lines, npage_lines;
 	uint32_t *next;             /* per thread: index of its next futex */
 	uint64_t *array;            /* per thread: address of futex[0] */
 	struct uop *progs;          /* [(thread * NPROG_VARIANTS + variant) * MAX_UOPS] */
@@ -108,6 +112,8 @@ static void free_state(void *state)
 		return;
 	procset_free(&h->ps);
 	free(h->targets);
+	free(h->word_lines);
+	free(h->page_lines);
 	free(h->next);
 	free(h->array);
 	free(h->progs);
@@ -172,14 +178,14 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		for (uint32_t j = 0; j < p->futexes; j++) {
 			uint64_t uaddr = h->array[i] + 4ull * j;
-			struct hb_target *t = &h->targets[(size_t)i * p->futexes + j];
+			uint32_t *word = &h->word_lines[(size_t)i * h->nword_lines + (uaddr / 64 - h->array[i] / 64)];
+			uint32_t *page = &h->page_lines[(size_t)i * h->npage_lines + (uaddr / 4096 - h->array[i] / 4096)];
 
-			t->word_line = memmap_line(world->mem, uaddr, object, j, -1);
-			t->page_line = MEMMAP_NONE;
+			*word = memmap_line(world->mem, uaddr, object, j, -1);
 			if (p->shared)
-				t->page_line = memmap_line(world->mem, memmap_struct_page(uaddr), page_object,
-							   (uint32_t)((uaddr - heap) >> 12), -1);
-			if (t->word_line == MEMMAP_NONE || (p->shared && t->page_line == MEMMAP_NONE))
+				*page = memmap_line(world->mem, memmap_struct_page(uaddr), page_object,
+						    (uint32_t)((uaddr - heap) >> 12), -1);
+			if (*word == MEMMAP_NONE || (p->shared && *page == MEMMAP_NONE))
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		}
 	}
@@ -229,10 +235,13 @@ static void select_program(struct hashbench *h, struct task *t)
 static struct op_target target_of(const struct hashbench *h, uint32_t thread, uint32_t j)
 {
 	const struct hb_target *c = &h->targets[(size_t)thread * h->p->futexes + j];
+	uint64_t first = h->array[thread], uaddr = first + 4ull * j;
 
 	return (struct op_target){
 		.table = h->world->ft->tables[c->table], .bucket = c->bucket,
-		.word_line = c->word_line, .page_line = c->page_line,
+		.word_line = h->word_lines[(size_t)thread * h->nword_lines + (uaddr / 64 - first / 64)],
+		.page_line = h->p->shared ? h->page_lines[(size_t)thread * h->npage_lines + (uaddr / 4096 - first / 4096)]
+					  : MEMMAP_NONE,
 	};
 }
 
@@ -348,9 +357,14 @@ static int setup(const struct world *world, const void *params, void **state, st
 	h->targets = huge_alloc(_Alignof(struct hb_target), (size_t)p->pp.threads * p->futexes * sizeof(*h->targets));
 	h->next = calloc(p->pp.threads, sizeof(*h->next));
 	h->array = calloc(p->pp.threads, sizeof(*h->array));
+	/* an array of 4 x futexes bytes spans at most this many lines and pages */
+	h->nword_lines = (uint32_t)((4ull * p->futexes + 63) / 64 + 1);
+	h->npage_lines = p->shared ? (uint32_t)((4ull * p->futexes + 4095) / 4096 + 1) : 0;
+	h->word_lines = calloc((size_t)p->pp.threads * h->nword_lines, sizeof(*h->word_lines));
+	h->page_lines = calloc((size_t)p->pp.threads * h->npage_lines + 1, sizeof(*h->page_lines));
 	h->progs = calloc((size_t)ntasks(p) * NPROG_VARIANTS * MAX_UOPS, sizeof(*h->progs));
 	h->nuops = calloc((size_t)ntasks(p) * NPROG_VARIANTS, sizeof(*h->nuops));
-	if (!h->targets || !h->next || !h->array || !h->progs || !h->nuops)
+	if (!h->targets || !h->next || !h->array || !h->progs || !h->nuops || !h->word_lines || !h->page_lines)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (setup_processes(h, e) < 0 || (p->mm_write_rate && setup_mm_writers(h, e) < 0))
 		return -1;
@@ -415,6 +429,7 @@ static void size(const void *params, struct workload_size *out)
 	out->user_lines = p->pp.processes * heap_lines * (p->shared ? 2 : 1);
 	out->targets = (uint64_t)p->pp.threads * p->futexes;
 	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct hb_target) +
+		     (uint64_t)p->pp.threads * ((4ull * p->futexes + 63) / 64 + 1) * sizeof(uint32_t) * (p->shared ? 2 : 1) +
 		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
 		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t));
 }

@@ -447,8 +447,11 @@ static int read_lines(struct reader *rd, struct results *r)
 		memcpy(h->transfers, &xfer[i * XFER_NCLASSES], sizeof(h->transfers));
 		for (int k = 0; k < XFER_NCLASSES; k++)
 			h->total_transfers += h->transfers[k];
-		h->what = what[i];
-		what[i] = NULL;
+		h->what = results_text(r, what[i]);
+		if (!h->what) {
+			oom(rd);
+			goto out;
+		}
 	}
 	rc = 0;
 out:

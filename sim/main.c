@@ -581,6 +581,8 @@ static int cmd_run(int argc, char **argv)
 		status = FS_ERR_RUNTIME;
 		goto out;
 	}
+	/* the file and the band runs need none of the run's model state */
+	sim_release_models(&s);
 	if (a.band && !s.interrupted) {
 		int band = run_band(&a, plan, &res, &err);
 

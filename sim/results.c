@@ -103,10 +103,39 @@ out:
 	return rc;
 }
 
+struct results_text {
+	struct results_text *next;
+	size_t used, cap;
+	char data[];
+};
+
+char *results_text(struct results *r, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	struct results_text *t = r->text;
+	char *out;
+
+	if (!t || t->cap - t->used < len) {
+		size_t cap = len > ((size_t)1 << 20) ? len : (size_t)1 << 20;
+
+		t = malloc(sizeof(*t) + cap);
+		if (!t)
+			return NULL;
+		t->next = r->text;
+		t->used = 0;
+		t->cap = cap;
+		r->text = t;
+	}
+	out = memcpy(t->data + t->used, s, len);
+	t->used += len;
+	return out;
+}
+
 /* Every line that saw traffic, with what lives on it. */
 static int gather_lines(struct results *r, const struct sim *s)
 {
 	const struct coherence *coh = &s->coh;
+	char *fields = NULL;
 	uint32_t n = 0;
 
 	for (uint32_t l = 0; l < coh->nlines; l++)
@@ -139,8 +168,10 @@ static int gather_lines(struct results *r, const struct sim *s)
 		h->first = lab->first;
 		h->last = lab->last;
 		h->mixed = lab->mixed;
-		h->what = strdup(memmap_describe(&s->mem, l, buf, sizeof(buf)));
-		h->fields = strdup(memmap_fields(&s->mem, l, buf, sizeof(buf)));
+		h->what = results_text(r, memmap_describe(&s->mem, l, buf, sizeof(buf)));
+		memmap_fields(&s->mem, l, buf, sizeof(buf));
+		h->fields = fields && strcmp(fields, buf) == 0 ? fields : results_text(r, buf);
+		fields = h->fields;
 		if (!h->what || !h->fields)
 			return -1;
 	}
@@ -332,11 +363,13 @@ void results_free(struct results *r)
 	for (uint32_t i = 0; r->threads && i < r->nthreads; i++)
 		free(r->threads[i].perf_line);
 	free(r->threads);
-	for (uint32_t i = 0; r->lines && i < r->nlines; i++) {
-		free(r->lines[i].what);
-		free(r->lines[i].fields);
-	}
 	free(r->lines);
+	while (r->text) {
+		struct results_text *next = r->text->next;
+
+		free(r->text);
+		r->text = next;
+	}
 	free(r->hot);
 	for (uint32_t i = 0; r->tables && i < r->ntables; i++) {
 		free(r->tables[i].name);

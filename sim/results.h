@@ -36,8 +36,9 @@ struct line_result {
 	uint64_t transfers[XFER_NCLASSES];
 	uint64_t total_transfers;
 	simtime_t queued_ps;
-	char *what;             /* memmap_describe() */
-	char *fields;           /* "waiters,lock": its object's fields on it */
+	char *what;             /* memmap_describe(); in the results' text arena */
+	char *fields;           /* "waiters,lock": its object's fields on it; in the arena, shared
+				   by consecutive lines with the same text */
 	const char *object, *element; /* its object's names, borrowed from the run's memory map
 					 (NULL when read back from a file) */
 };
@@ -59,7 +60,10 @@ struct bucket_result {
 	simtime_t wait_ps;      /* total time waiters queued for its lock */
 };
 
+struct results_text;       /* the arena of the lines' text (results_text) */
+
 struct results {
+	struct results_text *text;
 	char *version;          /* futexsim's version that ran it */
 	char *scenario, *machine, *kernel, *workload;
 	char *overrides;        /* the --set overrides, space-separated ("" when none) */
@@ -105,6 +109,10 @@ struct results {
 	uint32_t nresizes;
 	struct futex_resize *resizes;
 };
+
+/* A copy of `s` that r owns (in one arena: hundreds of thousands of lines' text
+ * without a malloc each); freed by results_free. NULL when out of memory. */
+char *results_text(struct results *r, const char *s);
 
 /* Gathers the figures; ranks the `nhot` busiest lines. -1 when out of memory. */
 int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, double wall_secs);

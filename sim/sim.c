@@ -129,6 +129,18 @@ void sim_free(struct sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void sim_release_models(struct sim *s)
+{
+	if (s->wl && s->sc)
+		s->sc->wl_type->free_state(s->wl);
+	s->wl = NULL;
+	futex_tables_free(&s->ft);
+	spinlocks_free(&s->locks);
+	rwsems_free(&s->rwsems);
+	coh_free(&s->coh);
+	tasks_free(&s->tasks);
+}
+
 simtime_t sim_window_ps(const struct sim *s)
 {
 	simtime_t stop = s->interrupted ? s->eng.now : s->end;

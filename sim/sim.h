@@ -59,6 +59,12 @@ void sim_start(struct sim *s);
 void sim_advance(struct sim *s, simtime_t until);
 int sim_finish(struct sim *s, struct fs_error *e);
 void sim_free(struct sim *s);
+/* Once the results are gathered (sim/results.h): frees what only the run needed
+ * (the workload's state, the lines' coherence state, locks, tables, tasks), so
+ * that writing the result file does not hold it too. Keeps the memory map, whose
+ * names the results borrow, the engine and the run's scalars (interrupted, end,
+ * the clock); sim_free frees the rest. */
+void sim_release_models(struct sim *s);
 
 /* The measured window in simulated time: after the warm-up, up to its end or
  * to where an interrupted run stopped. */
