@@ -94,7 +94,7 @@ static const char usage_main[] =
 static const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
 	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output] [--quiet] [--progress]\n"
-	"                    [--band]\n"
+	"                    [--band] [--check]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
@@ -153,6 +153,10 @@ static const char usage_run[] =
 	"                   the Averaged figure's 1-sigma band ('band' line; in the file as\n"
 	"                   summary/ops_per_sec_band). The band covers the fit's uncertainty,\n"
 	"                   not the model's own errors. docs/calibration.md\n"
+	"  --check          load the scenario with its overrides and build its models as\n"
+	"                   the run would (keys, values, presets, limits, the workload's\n"
+	"                   setup), then stop: print nothing, run nothing, write nothing;\n"
+	"                   exit 0 when the run would start (sweeps check their grid so)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
@@ -292,6 +296,7 @@ struct run_args {
 	bool quiet;           /* --quiet: errors only */
 	bool progress;        /* --progress: progress on stderr even when it is no terminal */
 	bool band;            /* --band: the fit's 1-sigma band (sim/band.h) */
+	bool check;           /* --check: load and check only */
 	const char *config_dirs[MAX_CONFIG_DIRS + 1]; /* --config-dir, NULL-terminated */
 	size_t nconfig_dirs;
 };
@@ -365,6 +370,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->progress = true;
 		} else if (!strcmp(arg, "--band")) {
 			a->band = true;
+		} else if (!strcmp(arg, "--check")) {
+			a->check = true;
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
 			return FS_ERR_USAGE;
@@ -522,6 +529,16 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "futexsim: %s\n", err.msg);
 		scenario_free(&sc);
 		return err.status ? err.status : FS_ERR_INPUT;
+	}
+	if (a.check) {
+		/* built as the run would build it, then freed: every error the run could meet
+		 * before its first event */
+		status = sim_build(&s, &sc, &err) < 0 ? (err.status ? err.status : FS_ERR_INPUT) : FS_OK;
+		if (status)
+			fprintf(stderr, "futexsim: %s\n", err.msg);
+		sim_free(&s);
+		scenario_free(&sc);
+		return status;
 	}
 	/* the band's plan first: a machine without a calibration fails at once */
 	if (a.band && (!(plan = malloc(sizeof(*plan))) ? fs_fail(&err, FS_ERR_LIMIT, "out of memory")

@@ -222,6 +222,27 @@ START_TEST(test_set_overrides)
 }
 END_TEST
 
+/* run --check: silent and writes nothing when the run would start; an error the
+ * models meet only while being built (the workload's setup) comes out too */
+START_TEST(test_check_only)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_shellf(&out, "d=$(mktemp -d) && cd $d && \"%s\" run $OLDPWD/scenarios/quickstart.yaml --check; "
+				  "echo rc=$?; ls -A | wc -l; cd / && rm -rf $d", tu_bin()),
+			 0);
+	ck_assert_str_eq(out, "rc=0\n0\n");
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run scenarios/quickstart.yaml --check --set workload.futex2_numa=true", &out), 3);
+	ck_assert_str_eq(out, "futexsim: workload.futex2_numa needs per-node global tables (kernel.global_hash.per_node "
+			      "on a machine with more than one node)\n");
+	free(out);
+	ck_assert_int_eq(tu_futexsim("run scenarios/quickstart.yaml --check --set run.duration=abc", &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, "--set run.duration=abc:1:14: "));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_errors_name_the_place)
 {
 	char *out, args[512];
@@ -261,6 +282,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_progress_and_quiet);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_errors_name_the_place);
+	tcase_add_test(tc, test_check_only);
 	tcase_add_test(tc, test_list);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -179,8 +179,28 @@ START_TEST(test_local_sweep)
 		snprintf(want, sizeof(want), "%s run.duration=200us run.warmup=20us", sets[i]);
 		assert_overrides(dir, names[i], want);
 	}
-	ck_assert_int_eq(tu_shellf(&out, "sed -n 3p %s/runs.tsv", dir), 0);
+	ck_assert_int_eq(tu_shellf(&out, "sed -n 4p %s/runs.tsv", dir), 0);
 	ck_assert_str_eq(out, "name\tkernel.private_hash.buckets\trun.seed\n");
+	free(out);
+}
+END_TEST
+
+/* A bad value is refused before anything runs (futexsim run --check on each value). */
+START_TEST(test_values_checked_first)
+{
+	char dir[128], *out;
+
+	snprintf(dir, sizeof(dir), "%s/checked", tmp);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,abc,4 -j 1" SHORT, dir), 2);
+	assert_has(out, "scenarios/sweep: workload.threads=abc: ");
+	assert_has(out, "'abc' is not an integer");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param kernel.private_hash.bukets=2 -j 1" SHORT, dir), 2);
+	assert_has(out, "unknown key 'bukets' in private_hash (did you mean 'buckets'?)");
+	free(out);
+	/* nothing ran: no result, no log, no job log */
+	ck_assert_int_eq(tu_shellf(&out, "find %s/h5 %s/logs -type f | wc -l; ls %s | grep -c joblog", dir, dir, dir), 1);
+	ck_assert_str_eq(out, "0\n0\n");
 	free(out);
 }
 END_TEST
@@ -190,40 +210,86 @@ START_TEST(test_failure_and_resume)
 	char dir[128], kept[256], *out;
 	struct stat before, after;
 
+	/* run 2 cannot write its result (a directory is in the way): it fails at run time */
 	snprintf(dir, sizeof(dir), "%s/fail", tmp);
-	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,abc,4 -j 1" SHORT, dir), 1);
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/h5/0002_threads-3.h5", dir), 0);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,3,4 -j 1" SHORT, dir), 1);
 	assert_has(out, "2 of 3 runs have results");
 	assert_has(out, "1 failed:");
-	assert_has(out, "0002_threads-abc: exit 3 on :, log ");
+	assert_has(out, "0002_threads-3: exit 4 on :, log ");
 	assert_has(out, "--resume");
-	free(out);
-	ck_assert_int_eq(tu_shellf(&out, "cat %s/logs/0002_threads-abc.log", dir), 0);
-	assert_has(out, "'abc' is not an integer");
 	free(out);
 
 	/* the same directory again: only with --resume, and only for the same grid */
-	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,abc,4 -j 1" SHORT, dir), 2);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,3,4 -j 1" SHORT, dir), 2);
 	assert_has(out, "already holds a sweep");
 	free(out);
-	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,3,4 --resume" SHORT, dir), 2);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,5,4 --resume" SHORT, dir), 2);
 	assert_has(out, "holds another sweep");
 	free(out);
 
-	/* --resume: the lost run and the failed one run again, the good one stays */
+	/* --resume: the lost run, the truncated one and the failed one run again, the
+	 * good one stays */
 	snprintf(kept, sizeof(kept), "%s/h5/0003_threads-4.h5", dir);
 	ck_assert_int_eq(stat(kept, &before), 0);
-	ck_assert_int_eq(tu_shellf(&out, "rm %s/h5/0001_threads-2.h5", dir), 0);
+	ck_assert_int_eq(tu_shellf(&out, "rmdir %s/h5/0002_threads-3.h5 && cp %s/h5/0001_threads-2.h5 %s/whole.h5 && "
+				  "head -c 3000 %s/whole.h5 > %s/h5/0001_threads-2.h5",
+			    dir, dir, dir, dir, dir),
+			 0);
 	free(out);
-	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,abc,4 -j 1 --resume" SHORT, dir), 1);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,3,4 -j 1 --resume" SHORT, dir), 0);
 	assert_has(out, "ok 0001_threads-2 Averaged");
-	assert_has(out, "FAILED (exit 3) 0002_threads-abc");
+	assert_has(out, "ok 0002_threads-3 Averaged");
 	ck_assert_ptr_null(strstr(out, "0003_threads-4 Averaged"));
-	assert_has(out, "2 of 3 runs have results");
+	assert_has(out, "3 of 3 runs have results");
 	free(out);
 	ck_assert_int_eq(stat(kept, &after), 0);
 	ck_assert_int_eq(before.st_ino, after.st_ino);
 	ck_assert_int_eq(before.st_mtime, after.st_mtime);
-	ck_assert(exists("%s/h5/%s.h5", dir, "0001_threads-2"));
+
+	/* an edited scenario: --resume would mix two scenarios' results */
+	ck_assert_int_eq(tu_shellf(&out, "cp scenarios/quickstart.yaml %s/s.yaml && scenarios/sweep %s/s.yaml %s/edit "
+				  "--param workload.threads=2 -j 1" SHORT " >/dev/null 2>&1 && echo '# edited' >> %s/s.yaml && "
+				  "scenarios/sweep %s/s.yaml %s/edit --param workload.threads=2 --resume" SHORT,
+			    dir, dir, dir, dir, dir, dir),
+			 2);
+	assert_has(out, "holds another sweep");
+	assert_has(out, "# scenario checksum");
+	free(out);
+}
+END_TEST
+
+/* One sweep at a time in a directory (a second one, even --resume, is refused while
+ * it runs); SIGTERM to the sweep's pid stops it and its runs, none of them counted
+ * done; its plan records the run options, so a --resume with others is refused. */
+START_TEST(test_lock_and_sigterm)
+{
+	char dir[128], *out;
+
+	snprintf(dir, sizeof(dir), "%s/term", tmp);
+	/* long runs (1 s of simulated time at 8 threads: seconds each), one at a time */
+	ck_assert_int_eq(tu_shellf(&out, "(scenarios/sweep scenarios/quickstart.yaml %s --param run.seed=1,2,3 -j 1 "
+				  "-- --set run.duration=1s > %s.out 2>&1 & echo $! > %s.pid; wait) & "
+				  "for i in $(seq 100); do [ -s %s/logs/0001_seed-1.log ] && break; sleep 0.1; done; "
+				  "scenarios/sweep scenarios/quickstart.yaml %s --param run.seed=1,2,3 --resume -j 1 "
+				  "-- --set run.duration=1s; echo second=$?; kill -TERM $(cat %s.pid); wait; "
+				  "cat %s.out; pgrep -f '[f]utexsim run .*run.duration=1s' | wc -l",
+			    dir, dir, dir, dir, dir, dir, dir),
+			 0);
+	assert_has(out, "another sweep is running in it");
+	assert_has(out, "second=2");
+	assert_has(out, "interrupted; run the same command with --resume to continue");
+	assert_has(out, "0 of 3 runs have results");
+	/* nothing of the sweep still runs */
+	ck_assert_msg(strstr(out, "\n0\n") != NULL, "runs left behind:\n%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "scenarios/sweep scenarios/quickstart.yaml %s --param run.seed=1,2,3 --resume "
+				  "-j 2 -- --set run.duration=1s --set run.duration=200us --set run.warmup=20us",
+			    dir),
+			 2);
+	assert_has(out, "holds another sweep");
+	free(out);
 }
 END_TEST
 
@@ -320,7 +386,9 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	tcase_add_test(runs, test_local_sweep);
+	tcase_add_test(runs, test_values_checked_first);
 	tcase_add_test(runs, test_failure_and_resume);
+	tcase_add_test(runs, test_lock_and_sigterm);
 	tcase_add_test(runs, test_slurm_tasks_then_resume);
 	tcase_set_timeout(runs, 60);
 	suite_add_tcase(s, runs);
