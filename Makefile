@@ -257,20 +257,30 @@ sweep-demo: deps
 #                   FUZZ_SECONDS; new inputs collect in build-fuzz/corpus, crashes land in
 #                   tests/fuzz/crashes/ (make check replays them: fix, then commit them)
 #   make fuzz-merge minimize tests/fuzz/corpus with what make fuzz found
+#   make fuzz-results  libFuzzer over the result-file reader for FUZZ_SECONDS, seeded with
+#                   tests/fuzz/results-corpus/ (a result file of every workload); inputs that
+#                   crash futexsim's reader land in tests/fuzz/results-crashes/ (make check
+#                   replays both directories through futexsim show)
 #   make sanitize   every test with ASan+UBSan in build-san/ (the normal build is left
 #                   alone), then valgrind memcheck on one short scenario
 FUZZ_SECONDS ?= 60
 FUZZ_BIN     := build-fuzz/fuzz_scenario
 FUZZ_FLAGS   := -timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict=tests/fuzz/scenario.dict
 SAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-.PHONY: fuzz fuzz-merge sanitize
-# Its own flags (clang's, whatever CC and CFLAGS are), warnings as errors.
-$(FUZZ_BIN): tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h models/*.h)
+FUZZ_RESULTS_BIN := build-fuzz/fuzz_results
+# libhdf5's own hangs and crashes on damaged files are not futexsim's (it reads
+# untrusted files in a child for them): libFuzzer goes on past them (-fork) and keeps
+# them under build-fuzz/results-artifacts/ for a look
+FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ignore_timeouts=1 \
+  -ignore_crashes=1 -ignore_ooms=1
+.PHONY: fuzz fuzz-merge fuzz-results sanitize
+# The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
+# are, warnings as errors.
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h models/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@"
 	$(Q)clang $(FUTEXSIM_CPPFLAGS) -std=c11 -g $(WARN_CFLAGS) -Werror -O1 -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ tests/fuzz/fuzz_scenario.c $(LIB_SRCS) $(REVISION_C) \
-	  $(DEP_LIBS)
+	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ $< $(LIB_SRCS) $(REVISION_C) $(DEP_LIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
@@ -278,6 +288,14 @@ fuzz: deps
 	@mkdir -p build-fuzz/corpus tests/fuzz/crashes
 	$(FUZZ_BIN) $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/crashes/ build-fuzz/corpus tests/fuzz/corpus
+
+fuzz-results: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
+	@$(MAKE) --no-print-directory $(FUZZ_RESULTS_BIN)
+	@mkdir -p build-fuzz/results-corpus build-fuzz/results-artifacts
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_RESULTS_BIN) $(FUZZ_RESULTS_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/results-artifacts/ build-fuzz/results-corpus \
+	  tests/fuzz/results-corpus
 
 fuzz-merge: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim/h5read.h"
 
+#include <errno.h>
 #include <hdf5.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sim/h5common.h"
 #include "sim/h5out.h"
@@ -582,8 +589,8 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	return 0;
 }
 
-int h5read_results(const char *path, uint32_t top, struct results *r, struct h5read_info *info,
-		   struct fs_error *e)
+int h5read_results_direct(const char *path, uint32_t top, struct results *r, struct h5read_info *info,
+			  struct fs_error *e)
 {
 	struct reader rd;
 	int rc;
@@ -595,11 +602,142 @@ int h5read_results(const char *path, uint32_t top, struct results *r, struct h5r
 	return rc;
 }
 
-char *h5read_text(const char *path, const char *dataset, struct fs_error *e)
+static char *read_text_of(const char *path, const char *dataset, struct fs_error *e)
 {
 	struct reader rd;
 	char *text = open_file(&rd, path, e) < 0 ? NULL : read_text(&rd, dataset);
 
 	close_id(rd.file, H5Fclose);
 	return text;
+}
+
+/* ---- reading an untrusted file in a child first ----------------------------------- */
+
+/* Seconds a file of `bytes` may take to read: FUTEXSIM_READ_TIMEOUT when set, else
+ * 20 s plus 1 s per 10 MB (a sound file reads at well over 10 MB/s). */
+static double read_limit_secs(uint64_t bytes)
+{
+	const char *env = getenv("FUTEXSIM_READ_TIMEOUT");
+	char *end;
+	double v = env ? strtod(env, &end) : 0;
+
+	if (env && end != env && !*end && v > 0)
+		return v;
+	return 20.0 + (double)bytes / 10e6;
+}
+
+/* libhdf5 can crash or loop on a damaged file, so the read is done first in a child
+ * process with a time limit (read_limit_secs); only when the child read it cleanly
+ * does the caller read it. A child that fails passes its message up a pipe; one that
+ * crashes or runs out of time makes the file refused (FS_ERR_INPUT), never this
+ * process. `work` is the read: (path, arg, e) -> 0 or -1. */
+static int read_in_child(const char *path, int (*work)(const char *, void *, struct fs_error *), void *arg,
+			 struct fs_error *e)
+{
+	struct stat st;
+	struct timespec start, now, nap = { 0, 2000000 };
+	int fds[2], status = 0;
+	double limit;
+	pid_t pid;
+	char msg[sizeof(e->msg)];
+	ssize_t got;
+
+	if (stat(path, &st) < 0)
+		return fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	limit = read_limit_secs((uint64_t)st.st_size);
+	if (pipe(fds) < 0)
+		return fs_fail(e, FS_ERR_RUNTIME, "cannot read %s: pipe: %s", path, strerror(errno));
+	fflush(NULL); /* nothing buffered may be written twice */
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return fs_fail(e, FS_ERR_RUNTIME, "cannot read %s: fork: %s", path, strerror(errno));
+	}
+	if (pid == 0) {
+		struct fs_error ce = { 0 };
+		int rc;
+
+		close(fds[0]);
+		rc = work(path, arg, &ce);
+		if (rc < 0 && write(fds[1], ce.msg, strlen(ce.msg)) < 0)
+			rc = -1;
+		_exit(rc < 0 ? (ce.status ? ce.status : FS_ERR_INPUT) : 0);
+	}
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			close(fds[0]);
+			return fs_fail(e, FS_ERR_RUNTIME, "cannot read %s: waitpid: %s", path, strerror(errno));
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 > limit) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			close(fds[0]);
+			return fs_fail(e, FS_ERR_INPUT,
+				       "%s: reading it took more than %.0f s: a damaged file (FUTEXSIM_READ_TIMEOUT sets "
+				       "the limit)", path, limit);
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 50000000)
+			nap.tv_nsec *= 2; /* 2 ms first: a small file is read by then */
+	}
+	got = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	msg[got > 0 ? got : 0] = '\0';
+	if (WIFSIGNALED(status))
+		return fs_fail(e, FS_ERR_INPUT, "%s: the HDF5 library crashed reading it (signal %d): a damaged file",
+			       path, WTERMSIG(status));
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		return fs_fail(e, WEXITSTATUS(status), "%s", msg[0] ? msg : "cannot read the file");
+	return 0;
+}
+
+struct results_read {
+	uint32_t top;
+	struct results r;
+	struct h5read_info info;
+};
+
+static int child_results(const char *path, void *arg, struct fs_error *e)
+{
+	struct results_read *a = arg;
+	int rc = h5read_results_direct(path, a->top, &a->r, &a->info, e);
+
+	results_free(&a->r);
+	return rc;
+}
+
+static int child_text(const char *path, void *dataset, struct fs_error *e)
+{
+	char *text = read_text_of(path, dataset, e);
+
+	free(text);
+	return text ? 0 : -1;
+}
+
+int h5read_results(const char *path, uint32_t top, struct results *r, struct h5read_info *info,
+		   struct fs_error *e)
+{
+	struct results_read probe = { .top = top };
+
+	memset(r, 0, sizeof(*r));
+	memset(info, 0, sizeof(*info));
+	if (read_in_child(path, child_results, &probe, e) < 0)
+		return -1;
+	return h5read_results_direct(path, top, r, info, e);
+}
+
+char *h5read_text(const char *path, const char *dataset, struct fs_error *e)
+{
+	if (read_in_child(path, child_text, (void *)dataset, e) < 0)
+		return NULL;
+	return read_text_of(path, dataset, e);
 }

@@ -5,6 +5,8 @@
  *
  * Errors are FS_ERR_INPUT: not an HDF5 file, not a futexsim result file, a
  * newer format version, or a missing or malformed dataset (named in the message).
+ * A file is read first in a child process with a time limit: a damaged file that
+ * crashes libhdf5 or makes it loop is refused, the caller never goes down.
  */
 #ifndef FUTEXSIM_H5READ_H
 #define FUTEXSIM_H5READ_H
@@ -27,5 +29,10 @@ int h5read_results(const char *path, uint32_t top, struct results *r, struct h5r
 
 /* A text dataset (e.g. "provenance/scenario_resolved") as a malloc'd string. */
 char *h5read_text(const char *path, const char *dataset, struct fs_error *e);
+
+/* h5read_results without the child process: what the child runs. For the reader's
+ * fuzz target (tests/fuzz/fuzz_results.c), which must see a crash itself. */
+int h5read_results_direct(const char *path, uint32_t top, struct results *r, struct h5read_info *info,
+			  struct fs_error *e);
 
 #endif
