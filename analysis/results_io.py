@@ -6,7 +6,12 @@ Needs only Debian's python3-h5py and python3-numpy.
 """
 import csv
 import os
+import pickle
+import select
+import signal
+import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -30,8 +35,69 @@ def attr_text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+def read_limit(path):
+    """Seconds a file may take to read: FUTEXSIM_READ_TIMEOUT, else 20 s + 1 s per 10 MB
+    (as futexsim's own reader, sim/h5read.c)."""
+    try:
+        v = float(os.environ.get("FUTEXSIM_READ_TIMEOUT", ""))
+        if v > 0:
+            return v
+    except ValueError:
+        pass
+    return 20 + os.path.getsize(path) / 10e6
+
+
+def read_guarded(path, fn, limit=None, doing="reading"):
+    """fn(path), run in a forked child process within `limit` seconds (default
+    read_limit(path)), its result pickled back. libhdf5 can crash or loop on a damaged
+    file and would take this process with it: a child that dies or runs out of time
+    makes an InputError naming the file; an exception fn raises is raised here."""
+    limit = read_limit(path) if limit is None else limit
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(rfd)
+        try:
+            out = ("ok", fn(path))
+        except BaseException as e:  # noqa: BLE001 -- raised again in the parent
+            out = ("raise", e)
+        try:
+            data = pickle.dumps(out)
+        except Exception as e:  # noqa: BLE001
+            data = pickle.dumps(("raise", InputError(f"{path}: {e}")))
+        with os.fdopen(wfd, "wb") as w:
+            w.write(data)
+        os._exit(0)
+    os.close(wfd)
+    chunks, deadline = [], time.monotonic() + limit
+    with os.fdopen(rfd, "rb", buffering=0) as r:
+        while True:
+            if not select.select([r], [], [], max(deadline - time.monotonic(), 0))[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise InputError(f"{path}: {doing} it took more than {limit:.0f} s: a damaged file "
+                                 "(FUTEXSIM_READ_TIMEOUT sets the reading's share)")
+            b = r.read(1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        raise InputError(f"{path}: the HDF5 library crashed reading it (signal {os.WTERMSIG(status)}): "
+                         "a damaged file")
+    if not chunks:
+        raise InputError(f"{path}: reading it failed (exit {os.waitstatus_to_exitcode(status)})")
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind == "raise":
+        raise value
+    return value
+
+
 def open_h5(path):
-    """An HDF5 file opened for reading; InputError, naming the file, when it cannot be."""
+    """An HDF5 file opened for reading; InputError, naming the file, when it cannot be.
+    Untrusted files are read in a child (read_guarded) by the callers."""
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
     try:

@@ -695,8 +695,13 @@ static int read_in_child(const char *path, int (*work)(const char *, void *, str
 	if (WIFSIGNALED(status))
 		return fs_fail(e, FS_ERR_INPUT, "%s: the HDF5 library crashed reading it (signal %d): a damaged file",
 			       path, WTERMSIG(status));
+	/* a child that fails says why; one that exits without a word was ended inside the
+	 * library (a sanitizer's report under make sanitize, or libhdf5's own exit) */
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !msg[0])
+		return fs_fail(e, FS_ERR_INPUT, "%s: the HDF5 library failed reading it (exit %d): a damaged file", path,
+			       WEXITSTATUS(status));
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		return fs_fail(e, WEXITSTATUS(status), "%s", msg[0] ? msg : "cannot read the file");
+		return fs_fail(e, WEXITSTATUS(status), "%s", msg);
 	return 0;
 }
 

@@ -20,6 +20,35 @@
 
 static char dir[64];
 
+/* Under make sanitize a damaged file can make libhdf5 (not instrumented, but its
+ * memcpy is) overrun a buffer: ASan reports it in the reader's child, which the
+ * parent turns into a refusal. Such a report is fine when the first frame that is
+ * not the sanitizer's own is in libhdf5; any other ASan report, and any UBSan one
+ * (libhdf5 has none), is a bug of futexsim's. */
+static void assert_no_own_bug(const char *what, const char *out)
+{
+	const char *p = strstr(out, "ERROR: AddressSanitizer");
+
+	ck_assert_msg(!strstr(out, "runtime error:"), "%s: UBSan:\n%s", what, out);
+	if (!p)
+		return;
+	for (int frame = 0; frame < 3; frame++) {
+		char tag[16], line[1024];
+		const char *at;
+		size_t len;
+
+		snprintf(tag, sizeof(tag), "#%d ", frame);
+		at = strstr(p, tag);
+		ck_assert_msg(at != NULL, "%s: an ASan report without frames:\n%s", what, out);
+		len = strcspn(at, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), at);
+		if (strstr(line, "interceptor") || strstr(line, "sanitizer_common"))
+			continue;
+		ck_assert_msg(strstr(line, "libhdf5") != NULL, "%s: ASan found a bug of futexsim's:\n%s", what, out);
+		return;
+	}
+}
+
 /* `futexsim show FILE` (and compare FILE FILE when `compare`): the exit statuses. */
 static void show_refuses_or_reads(const char *file, int compare)
 {
@@ -27,13 +56,15 @@ static void show_refuses_or_reads(const char *file, int compare)
 	int status = tu_shellf(&out, LIMIT " \"%s\" show '%s'", tu_bin(), file);
 
 	ck_assert_msg(status == 0 || status == 3, "show %s: exit %d:\n%s", file, status, out);
+	assert_no_own_bug(file, out);
 	if (status == 3)
-		ck_assert_msg(strncmp(out, "futexsim: ", 10) == 0 && strstr(out, file), "show %s: %s", file, out);
+		ck_assert_msg(strstr(out, "futexsim: ") && strstr(out, file), "show %s: %s", file, out);
 	free(out);
 	if (!compare)
 		return;
 	status = tu_shellf(&out, LIMIT " \"%s\" compare '%s' '%s'", tu_bin(), file, file);
 	ck_assert_msg(status == 0 || status == 3, "compare %s: exit %d:\n%s", file, status, out);
+	assert_no_own_bug(file, out);
 	free(out);
 }
 

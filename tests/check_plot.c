@@ -42,6 +42,35 @@ static void make_runs(void)
 	}
 }
 
+/* Damaged files: libhdf5 loops on one (tests/fuzz/results-crashes/), another is cut
+ * short. collect leaves both out with a warning each and tabulates the good one; plot
+ * refuses the looping one; neither dies or hangs (the reads run in a child with a
+ * time limit, here 2 s). */
+START_TEST(test_damaged_inputs)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/damaged && cp %s/runs/b2-s1.h5 %s/damaged/good.h5 && "
+				  "cp tests/fuzz/results-crashes/hang-in-libhdf5.h5 %s/damaged/loops.h5 && "
+				  "head -c 4000 %s/runs/b16-s1.h5 > %s/damaged/cut.h5 && "
+				  "FUTEXSIM_READ_TIMEOUT=2 /usr/bin/python3 analysis/collect %s/damaged",
+			    tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+			 0);
+	assert_has(out, "damaged/cut.h5 is not a futexsim result file: left out");
+	assert_has(out, "damaged/loops.h5: reading it took more than 2 s: a damaged file");
+	assert_has(out, "analysis/collect: 1 runs");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "FUTEXSIM_READ_TIMEOUT=2 /usr/bin/python3 analysis/plot run %s/damaged/loops.h5",
+				   tmp),
+			 1);
+	assert_has(out, "analysis/plot: ");
+	assert_has(out, "loops.h5: reading and plotting it took more than 12 s: a damaged file");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "ls %s/damaged | grep -c png", tmp), 1);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_collect_table)
 {
 	char *out, *line, *save = NULL;
@@ -232,6 +261,7 @@ int main(void)
 	tcase_add_test(plot, test_plot_run);
 	tcase_add_test(plot, test_plot_sweep);
 	tcase_add_loop_test(plot, test_plot_bad_input, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(plot, test_damaged_inputs);
 	tcase_set_timeout(plot, 60);
 	suite_add_tcase(s, plot);
 	status = tu_run_suite(s);
