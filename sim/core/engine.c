@@ -39,11 +39,39 @@ uint32_t engine_register(struct engine *e, event_fn fn, void *ctx)
 	return kind;
 }
 
+/* Puts `ev` at hole `i` (whose subtree is a heap without it) and moves it down. */
+static void sift_down(struct engine *e, size_t i, struct event ev)
+{
+	for (;;) {
+		size_t first = i * ARITY + 1, best, c, end;
+
+		if (first >= e->len)
+			break;
+		best = first;
+		end = first + ARITY < e->len ? first + ARITY : e->len;
+		for (c = first + 1; c < end; c++)
+			if (before(&e->heap[c], &e->heap[best]))
+				best = c;
+		if (!before(&e->heap[best], &ev))
+			break;
+		e->heap[i] = e->heap[best];
+		i = best;
+	}
+	e->heap[i] = ev;
+}
+
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
 {
 	struct event ev = { at, e->next_seq++, kind, target };
 	size_t i;
 
+	if (e->handling_top) {
+		/* the handled event is still at the root: the new one takes its place (one
+		 * sift down instead of a pop and a push; the order of events is the same) */
+		e->handling_top = false;
+		sift_down(e, 0, ev);
+		return;
+	}
 	if (e->len == e->cap) {
 		size_t cap = e->cap * 2;
 		struct event *heap = realloc(e->heap, cap * sizeof(*heap));
@@ -68,39 +96,32 @@ void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t tar
 	e->heap[i] = ev;
 }
 
-static struct event pop_min(struct engine *e)
+simtime_t engine_next_time_handling(const struct engine *e)
 {
-	struct event min = e->heap[0];
-	struct event last = e->heap[--e->len];
-	size_t i = 0;
+	simtime_t t = SIMTIME_MAX;
 
-	for (;;) {
-		size_t first = i * ARITY + 1, best, c, end;
-
-		if (first >= e->len)
-			break;
-		best = first;
-		end = first + ARITY < e->len ? first + ARITY : e->len;
-		for (c = first + 1; c < end; c++)
-			if (before(&e->heap[c], &e->heap[best]))
-				best = c;
-		if (!before(&e->heap[best], &last))
-			break;
-		e->heap[i] = e->heap[best];
-		i = best;
-	}
-	if (e->len)
-		e->heap[i] = last;
-	return min;
+	for (size_t c = 1; c <= ARITY && c < e->len; c++)
+		if (e->heap[c].time < t)
+			t = e->heap[c].time;
+	return t;
 }
 
 void engine_run(struct engine *e, simtime_t until)
 {
 	while (!e->stop && e->len && e->heap[0].time < until && !(e->interrupt && *e->interrupt)) {
-		struct event ev = pop_min(e);
+		const struct event ev = e->heap[0];
 
 		e->now = ev.time;
 		e->events++;
+		e->handling_top = true;
 		e->handlers[ev.kind].fn(e->handlers[ev.kind].ctx, ev.target);
+		if (e->handling_top) {
+			/* nothing replaced it: remove it */
+			struct event last = e->heap[--e->len];
+
+			e->handling_top = false;
+			if (e->len)
+				sift_down(e, 0, last);
+		}
 	}
 }

@@ -6,7 +6,9 @@
  * `target` is an index that handler understands (a line, a task). Ties in time
  * run in the order they were scheduled, so a run is a pure function of its inputs.
  * The queue is a 4-ary min-heap in one array (hundreds to thousands of pending
- * events).
+ * events). The event being handled stays at the root until its handler's first
+ * schedule replaces it (most handlers schedule their task's next event) or the
+ * handler returns.
  */
 #ifndef FUTEXSIM_ENGINE_H
 #define FUTEXSIM_ENGINE_H
@@ -37,6 +39,8 @@ struct engine {
 	 * signal handler sets (sim/main.c); read between events. */
 	const volatile sig_atomic_t *interrupt;
 	bool out_of_memory;    /* a schedule failed; the run is invalid */
+	bool handling_top;     /* heap[0] is the event being handled, not yet removed: the
+				  handler's first schedule replaces it (engine_run) */
 	struct event *heap;
 	size_t len, cap;
 	uint64_t next_seq;
@@ -57,10 +61,15 @@ uint32_t engine_register(struct engine *e, event_fn fn, void *ctx);
  * and e->stop; the run then reports an error. */
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target);
 
+/* The earliest among the root's children (engine_next_time while handling). */
+simtime_t engine_next_time_handling(const struct engine *e);
+
 /* Time of the earliest pending event, SIMTIME_MAX when none. Models use it to
  * run ahead without an event while nothing else can happen first. */
 static inline simtime_t engine_next_time(const struct engine *e)
 {
+	if (e->handling_top) /* the root is the event being handled: the next is a child */
+		return engine_next_time_handling(e);
 	return e->len ? e->heap[0].time : SIMTIME_MAX;
 }
 
