@@ -20,6 +20,7 @@
 #define H5_U_BOOL "bool"       /* 0 or 1 */
 #define H5_U_TEXT "text"
 #define H5_U_RATIO "ratio"     /* a quotient of two counts (per op, per wake) */
+#define H5_U_AS_SET "as set"   /* a --set value: in the units the scenario key takes */
 
 /* Switches off HDF5's printing of error stacks to stderr (errors are reported
  * through struct fs_error instead) and, when called before any other HDF5

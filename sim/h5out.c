@@ -228,6 +228,69 @@ static int put_transfers(struct h5out *o, hid_t loc, const char *name, int rank,
 
 /* ---- opening: provenance and the time series -------------------------------- */
 
+/* Whether `s` is a decimal integer ([-]digits) or another plain decimal number. */
+static bool is_integer(const char *s)
+{
+	s += *s == '-';
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static bool is_decimal(const char *s)
+{
+	char *end;
+	double v;
+
+	/* digits, point, exponent and signs only: no hex, nan, inf or 1_000 */
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
+		return false;
+	v = strtod(s, &end);
+	return !*end && v > -1e308 && v < 1e308;
+}
+
+/* provenance/parameters/KEY: each --set key with the value it was last set to,
+ * typed: a decimal integer as int64, another number as float64, anything else
+ * (2ms, a preset name, a flow map) as the text given; so that h5py or pandas users
+ * get a bucket count as a number without parsing the overrides. */
+static int write_parameters(struct h5out *o, hid_t prov, const struct scenario *sc, struct fs_error *e)
+{
+	hid_t g = group(prov, "parameters");
+	int rc = -1;
+
+	if (g < 0)
+		return fail(e, o, "provenance/parameters");
+	for (size_t i = 0; i < sc->nsets; i++) {
+		const char *eq = strchr(sc->sets[i], '='), *value;
+		char key[256];
+		bool later = false;
+
+		if (!eq || (size_t)(eq - sc->sets[i]) >= sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - sc->sets[i]), sc->sets[i]);
+		for (size_t j = i + 1; j < sc->nsets && !later; j++)
+			later = !strncmp(sc->sets[j], key, strlen(key)) && sc->sets[j][strlen(key)] == '=';
+		if (later || strchr(key, '/') || !strcmp(key, "."))
+			continue;
+		value = eq + 1;
+		if (is_integer(value) && strlen(value) < 19) {
+			long long v = strtoll(value, NULL, 10);
+
+			if (put(o, g, key, H5T_NATIVE_LLONG, 0, NULL, &v, H5_U_AS_SET, e) < 0)
+				goto out;
+		} else if (is_decimal(value)) {
+			double v = strtod(value, NULL);
+
+			if (put(o, g, key, H5T_NATIVE_DOUBLE, 0, NULL, &v, H5_U_AS_SET, e) < 0)
+				goto out;
+		} else if (put_text(o, g, key, value, e) < 0) {
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	close_id(g, H5Gclose);
+	return rc;
+}
+
 static int write_provenance(struct h5out *o, const struct scenario *sc, const struct h5out_origin *origin,
 			    struct fs_error *e)
 {
@@ -256,7 +319,8 @@ static int write_provenance(struct h5out *o, const struct scenario *sc, const st
 	if (put_text(o, g, "scenario_given", sc->given_text, e) < 0 ||
 	    put_text(o, g, "scenario_resolved", resolved, e) < 0 ||
 	    put_strs(o, g, "overrides", sc->sets, sc->nsets, 0, e) < 0 ||
-	    put_strs(o, g, "command_line", (const char *const *)origin->argv, (hsize_t)origin->argc, 0, e) < 0)
+	    put_strs(o, g, "command_line", (const char *const *)origin->argv, (hsize_t)origin->argc, 0, e) < 0 ||
+	    write_parameters(o, g, sc, e) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -155,6 +155,11 @@ static const struct {
 	{ "provenance/scenario_resolved", "text", 0, 0, 0 },
 	{ "provenance/overrides", "text", 1, 4, 0 },
 	{ "provenance/command_line", "text", 1, 13, 0 },
+	/* the --set values typed: numbers as numbers, the rest as text */
+	{ "provenance/parameters/run.duration", "text", 0, 0, 0 },
+	{ "provenance/parameters/run.warmup", "text", 0, 0, 0 },
+	{ "provenance/parameters/output.interval", "text", 0, 0, 0 },
+	{ "provenance/parameters/workload.futexes", "as set", 0, 0, 0 },
 	{ "summary/ops_per_sec", "ops/s", 0, 0, 0 },
 	{ "summary/ops_per_sec_stderr", "percent", 0, 0, 0 },
 	{ "summary/total_ops", "count", 0, 0, 0 },
@@ -266,6 +271,16 @@ START_TEST(test_datasets_shapes_units)
 	ck_assert_int_eq(attr_int(f, "timeseries", "interval_ps"), 30000000);
 	ck_assert_int_eq(attr_int(f, "timeseries", "start_ps"), 20000000);
 	ck_assert_int_eq(attr_int(f, "provenance", "seed"), 1);
+	{
+		hid_t d = H5Dopen2(f, "provenance/parameters/workload.futexes", H5P_DEFAULT), t = H5Dget_type(d);
+		long long v = 0;
+
+		ck_assert_int_eq(H5Tget_class(t), H5T_INTEGER);
+		ck_assert_int_ge(H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v), 0);
+		ck_assert_int_eq(v, 64);
+		H5Tclose(t);
+		H5Dclose(d);
+	}
 	/* the time series is chunked, compressed and can grow */
 	{
 		hid_t d = H5Dopen2(f, "timeseries/ops", H5P_DEFAULT), dcpl = H5Dget_create_plist(d);
