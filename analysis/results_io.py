@@ -77,8 +77,9 @@ def read_guarded(path, fn, limit=None, doing="reading"):
             if not select.select([r], [], [], max(deadline - time.monotonic(), 0))[0]:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+                share = "limit" if doing == "reading" else "reading's share"
                 raise InputError(f"{path}: {doing} it took more than {limit:.0f} s: a damaged file "
-                                 "(FUTEXSIM_READ_TIMEOUT sets the reading's share)")
+                                 f"(FUTEXSIM_READ_TIMEOUT sets the {share})")
             b = r.read(1 << 20)
             if not b:
                 break
@@ -158,10 +159,18 @@ def read_table(path):
     return columns, parameters, rows
 
 
+class OutputError(Exception):
+    """An output that cannot be written; the message names the output, not the input."""
+
+
 def replace_atomically(path, write):
-    """Calls write(tmp_path), then renames tmp_path to path: no half-written outputs."""
+    """Calls write(tmp_path), then renames tmp_path to path: no half-written outputs.
+    OutputError, naming `path`, when it cannot be written."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror}") from None
     os.close(fd)
     try:
         write(tmp)
@@ -170,9 +179,11 @@ def replace_atomically(path, write):
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
         raise
 
 

@@ -258,6 +258,10 @@ START_TEST(test_errors_name_the_place)
 	ck_assert_int_eq(tu_futexsim("run " QUICK " --set workload.futexes=lots", &out), 3);
 	ck_assert_ptr_nonnull(strstr(out, "--set workload.futexes=lots:1:"));
 	free(out);
+	/* a field under a scalar: the map is the --set's doing, so it names the --set */
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --set run.duration.x=1", &out), 3);
+	ck_assert_str_eq(out, "futexsim: --set run.duration.x=1:1:5: duration: expected a duration, got a map\n");
+	free(out);
 	ck_assert_int_eq(tu_futexsim("run " QUICK " --set noequals", &out), 3);
 	ck_assert_ptr_nonnull(strstr(out, "noequals"));
 	free(out);

@@ -229,6 +229,8 @@ static const struct {
 	{ "run @/runs/sweep.csv", "sweep.csv: not an HDF5 file", 1 },
 	{ "run @/runs/sweep.h5", "not a futexsim result file", 1 },
 	{ "frob", "invalid choice", 2 },
+	/* an output that cannot be written is named as the output, not the input */
+	{ "run @/runs/b2-s1.h5 -o @/nonexistent/x", "nonexistent/x-throughput.png: No such file", 1 },
 };
 
 START_TEST(test_plot_bad_input)

@@ -488,9 +488,10 @@ START_TEST(test_set_scalar_becomes_preset)
 	ck_assert_uint_eq(k->len, 2);
 	ck_assert_str_eq(k->keys[0], "preset");
 	assert_scalar(k->items[0], "linux-6.18", false);
-	/* The preset key points where the scalar was written. */
+	/* The preset key points where the scalar was written; the map, which the
+	 * --set made, at its key in the --set. */
 	assert_mark(k->key_marks[0], "t.yaml", 4, 9);
-	assert_mark(k->mark, "t.yaml", 4, 9);
+	assert_mark(k->mark, "--set kernel.private_hash.buckets=128", 1, 1);
 	ph = yt_get(k, "private_hash");
 	assert_scalar(yt_get(ph, "buckets"), "128", false);
 	assert_mark(yt_get(ph, "buckets")->mark, "--set kernel.private_hash.buckets=128", 1, 29);

@@ -1006,7 +1006,9 @@ static int check_path_walk(const struct yt_node *root, const char *assignment, s
 }
 
 /* The map under `key` in `parent`, created when missing; a scalar S there
- * becomes {preset: S}. check_path_walk ruled out sequences. */
+ * becomes {preset: S}, a map the --set made: marked at the key in the --set text,
+ * so that an error about it (a duration given a field) names the --set, not the
+ * scalar's line. check_path_walk ruled out sequences. */
 static struct yt_node *descend(struct yt_doc *d, struct yt_node *parent, const char *key,
 			       struct fs_mark key_at)
 {
@@ -1020,7 +1022,7 @@ static struct yt_node *descend(struct yt_doc *d, struct yt_node *parent, const c
 	child = parent->items[i];
 	if (child->kind == YT_MAP)
 		return child;
-	wrapped = yt_new_map(d, child->mark);
+	wrapped = yt_new_map(d, key_at);
 	if (!wrapped || map_append(d, wrapped, "preset", child->mark, child))
 		return NULL;
 	parent->items[i] = wrapped;
