@@ -641,9 +641,17 @@ static int read_in_child(const char *path, int (*work)(const char *, void *, str
 	pid_t pid;
 	char msg[sizeof(e->msg)];
 	ssize_t got;
+	FILE *probe;
 
+	/* the reasons libhdf5 would hide behind "unable to determine if file is accessible" */
 	if (stat(path, &st) < 0)
 		return fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return fs_fail(e, FS_ERR_INPUT, "cannot read %s: a directory, not a result file", path);
+	probe = fopen(path, "rb");
+	if (!probe)
+		return fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	fclose(probe);
 	limit = read_limit_secs((uint64_t)st.st_size);
 	if (pipe(fds) < 0)
 		return fs_fail(e, FS_ERR_RUNTIME, "cannot read %s: pipe: %s", path, strerror(errno));

@@ -848,7 +848,11 @@ START_TEST(test_show_refuses_other_files)
 	tu_mkdtemp(dir, "futexsim-h5");
 	snprintf(cmd, sizeof(cmd), "show '%s/missing.h5'", dir);
 	ck_assert_int_eq(tu_futexsim(cmd, &out), 3);
-	ck_assert_ptr_nonnull(strstr(out, "missing.h5"));
+	ck_assert_ptr_nonnull(strstr(out, "missing.h5: No such file or directory"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "show '%s'", dir);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, ": a directory, not a result file"));
 	free(out);
 	snprintf(cmd, sizeof(cmd), "show scenarios/quickstart.yaml");
 	ck_assert_int_eq(tu_futexsim(cmd, &out), 3);
