@@ -473,7 +473,7 @@ static int run_band(const struct run_args *a, const struct band_plan *plan, stru
 		if (!a->quiet) {
 			fprintf(stderr, "band: run %u of %u:", r + 1, plan->nruns);
 			for (uint32_t i = 0; i < plan->nparams; i++)
-				fprintf(stderr, " %s", plan->sets[r][i] + strlen("machine.costs."));
+				fprintf(stderr, " %s", plan->sets[r][i] + strlen("machine."));
 			fputc('\n', stderr);
 		}
 		if (scenario_load_dirs(&bsc, a->path, sets, n, a->config_dirs, e) < 0) {
