@@ -61,43 +61,55 @@ static bool attr_is_one(hid_t a, H5T_class_t cls)
 	return one;
 }
 
+/* Every libhdf5 call clears its error stack: a failure's reason is taken (fail)
+ * before any other call, and what the message needs is computed first. */
 static int attr_num(struct reader *rd, const char *obj, const char *name, hid_t type, void *out)
 {
-	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-	bool one = a >= 0 && attr_is_one(a, H5Tget_class(type));
-	int rc = one && H5Aread(a, type, out) >= 0 ? 0 : -1;
+	H5T_class_t cls = H5Tget_class(type);
 	char what[256];
+	hid_t a;
+	bool one;
+	int rc;
 
-	close_id(a, H5Aclose);
-	if (rc == 0)
-		return 0;
 	snprintf(what, sizeof(what), "attribute %s of %s (expected one %s)", name, obj,
-		 H5Tget_class(type) == H5T_FLOAT ? "number" : "integer");
-	if (a >= 0 && !one) /* there, but of the wrong shape or type: no library error to add */
+		 cls == H5T_FLOAT ? "number" : "integer");
+	a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0)
+		return fail(rd, what);
+	one = attr_is_one(a, cls);
+	rc = one && H5Aread(a, type, out) >= 0 ? 0 : -1;
+	if (rc < 0 && one)
+		fail(rd, what);
+	close_id(a, H5Aclose);
+	if (rc < 0 && !one) /* there, but of the wrong shape or type: no library error to add */
 		return fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
-	return fail(rd, what);
+	return rc;
 }
 
 /* A variable-length string attribute, as a malloc'd copy. */
 static char *attr_str(struct reader *rd, const char *obj, const char *name)
 {
-	hid_t a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT), type = h5_str_type(0);
-	char *v = NULL, *out = NULL;
-	bool one = a >= 0 && attr_is_one(a, H5T_STRING);
+	char *v = NULL, *out = NULL, what[256];
+	hid_t a, type;
+	bool one;
 
+	snprintf(what, sizeof(what), "attribute %s of %s (expected one string)", name, obj);
+	a = H5Aopen_by_name(rd->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0) {
+		fail(rd, what);
+		return NULL;
+	}
+	one = attr_is_one(a, H5T_STRING);
+	type = h5_str_type(0);
 	if (one && type >= 0 && H5Aread(a, type, &v) >= 0) {
 		out = strdup(v ? v : "");
 		H5free_memory(v);
 		if (!out)
 			oom(rd);
+	} else if (!one) {
+		fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
 	} else {
-		char what[256];
-
-		snprintf(what, sizeof(what), "attribute %s of %s (expected one string)", name, obj);
-		if (a >= 0 && !one)
-			fs_fail(rd->e, FS_ERR_INPUT, "cannot read %s: %s", rd->path, what);
-		else
-			fail(rd, what);
+		fail(rd, what);
 	}
 	close_id(type, H5Tclose);
 	close_id(a, H5Aclose);

@@ -93,6 +93,24 @@ START_TEST(test_kept_inputs)
 }
 END_TEST
 
+/* A soft-link loop where the summary was: refused with libhdf5's own reason (taken
+ * before any other library call clears it). */
+START_TEST(test_link_loop_reason)
+{
+	char *out, path[128];
+
+	snprintf(path, sizeof(path), "%s/links.h5", dir);
+	ck_assert_int_eq(tu_shellf(&out, "cp tests/fuzz/results-corpus/quickstart.h5 %s && /usr/bin/python3 -c \"import "
+				  "h5py; f = h5py.File('%s', 'r+'); del f['summary']; f['summary'] = h5py.SoftLink('/loop'); "
+				  "f['loop'] = h5py.SoftLink('/summary')\" && \"%s\" show %s",
+			    path, path, tu_bin(), path),
+			 3);
+	ck_assert_msg(strstr(out, "attribute scenario of summary (expected one string): special link traversal failed"),
+		      "%s", out);
+	free(out);
+}
+END_TEST
+
 /* The file that makes libhdf5 loop: refused once the child runs out of time. */
 START_TEST(test_hang_is_cut)
 {
@@ -164,6 +182,7 @@ int main(void)
 	tu_mkdtemp(dir, "futexsim-damaged");
 	tcase_add_test(tc, test_kept_inputs);
 	tcase_add_test(tc, test_hang_is_cut);
+	tcase_add_test(tc, test_link_loop_reason);
 	tcase_add_test(tc, test_mutations);
 	/* guards against a hang of the test itself, not a timing assertion */
 	tcase_set_timeout(tc, 600);

@@ -43,7 +43,7 @@ static void make_runs(void)
 }
 
 /* Damaged files: libhdf5 loops on one (tests/fuzz/results-crashes/), another is cut
- * short. collect leaves both out with a warning each and tabulates the good one; plot
+ * short, a third has a soft-link loop where its summary was. collect leaves them out with a warning each and tabulates the good one; plot
  * refuses the looping one; neither dies or hangs (the reads run in a child with a
  * time limit, here 2 s). */
 START_TEST(test_damaged_inputs)
@@ -52,10 +52,13 @@ START_TEST(test_damaged_inputs)
 
 	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/damaged && cp %s/runs/b2-s1.h5 %s/damaged/good.h5 && "
 				  "cp tests/fuzz/results-crashes/hang-in-libhdf5.h5 %s/damaged/loops.h5 && "
-				  "head -c 4000 %s/runs/b16-s1.h5 > %s/damaged/cut.h5 && "
+				  "head -c 4000 %s/runs/b16-s1.h5 > %s/damaged/cut.h5 && cp %s/runs/b2-s1.h5 %s/damaged/links.h5 && "
+				  "/usr/bin/python3 -c \"import h5py; f = h5py.File('%s/damaged/links.h5', 'r+'); del f['summary']; "
+				  "f['summary'] = h5py.SoftLink('/loop'); f['loop'] = h5py.SoftLink('/summary')\" && "
 				  "FUTEXSIM_READ_TIMEOUT=2 /usr/bin/python3 analysis/collect %s/damaged",
-			    tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+			    tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp),
 			 0);
+	assert_has(out, "damaged/links.h5: cannot read it as a result file (Special link traversal failed");
 	assert_has(out, "damaged/cut.h5 is not a futexsim result file: left out");
 	assert_has(out, "damaged/loops.h5: reading it took more than 2 s: a damaged file");
 	assert_has(out, "analysis/collect: 1 runs");
