@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,83 @@ int compare_results(const struct results *a, const struct results *b, struct com
 	return 0;
 }
 
+/* Adds group `g`'s values of c's figures (each run compared with g[0], by name)
+ * to sum and sum of squares; counts the runs that have each figure. */
+static int accumulate(const struct compare *c, const struct results *g, size_t n, double *sum, double *sq,
+		      uint32_t *count)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct compare t;
+
+		if (compare_results(&g[0], &g[i], &t) < 0) {
+			compare_free(&t);
+			return -1;
+		}
+		for (uint32_t k = 0; k < c->nfigures; k++) {
+			const struct compare_figure *f = compare_find(&t, c->figures[k].name);
+
+			if (f) {
+				sum[k] += f->value;
+				sq[k] += f->value * f->value;
+				count[k]++;
+			}
+		}
+		compare_free(&t);
+	}
+	return 0;
+}
+
+/* Welch's t-test, two-sided: p for means ma and mb of samples of na and nb runs
+ * with variances va and vb. */
+static double welch_p(double ma, double va, uint32_t na, double mb, double vb, uint32_t nb)
+{
+	double sa = va / na, sb = vb / nb, se = sqrt(sa + sb), t, df;
+
+	if (na < 2 || nb < 2)
+		return NAN;
+	if (se == 0)
+		return ma == mb ? 1.0 : 0.0;
+	t = (mb - ma) / se;
+	df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+int compare_groups(const struct results *a, size_t na, const struct results *b, size_t nb, struct compare *c)
+{
+	double sum[2][COMPARE_MAX_FIGURES] = { { 0 } }, sq[2][COMPARE_MAX_FIGURES] = { { 0 } };
+	uint32_t count[2][COMPARE_MAX_FIGURES] = { { 0 } };
+
+	if (compare_results(&a[0], &b[0], c) < 0 || accumulate(c, a, na, sum[0], sq[0], count[0]) < 0 ||
+	    accumulate(c, b, nb, sum[1], sq[1], count[1]) < 0)
+		return -1;
+	for (uint32_t k = 0; k < c->nfigures; k++) {
+		struct compare_figure *f = &c->figures[k];
+		double mean[2], var[2];
+
+		if (count[0][k] != na || count[1][k] != nb) {
+			f->shown = false; /* not in every run */
+			continue;
+		}
+		for (int g = 0; g < 2; g++) {
+			double n = g ? (double)nb : (double)na;
+
+			mean[g] = sum[g][k] / n;
+			var[g] = n > 1 ? fmax(0, (sq[g][k] - n * mean[g] * mean[g]) / (n - 1)) : 0;
+		}
+		f->base = mean[0];
+		f->value = mean[1];
+		f->delta = mean[1] - mean[0];
+		f->rel = f->delta == 0 ? 0 : mean[0] == 0 ? (f->delta > 0 ? INFINITY : -INFINITY)
+							 : 100.0 * f->delta / fabs(mean[0]);
+		f->base_sd = sqrt(var[0]);
+		f->value_sd = sqrt(var[1]);
+		f->base_n = (uint32_t)na;
+		f->value_n = (uint32_t)nb;
+		f->p = welch_p(mean[0], var[0], f->base_n, mean[1], var[1], f->value_n);
+	}
+	return 0;
+}
+
 void compare_free(struct compare *c)
 {
 	for (uint32_t i = 0; i < c->nlines; i++)
@@ -256,11 +334,17 @@ static double rel_of(double base, double delta)
 
 void compare_print(const struct compare *c, const char *base_file, const char *file, FILE *out)
 {
+	bool groups = c->nfigures && c->figures[0].base_n;
+
 	fprintf(out, "futexsim compare: %s (base) vs %s\n", base_file, file);
-	fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", "figure", "base", "value", "delta", "rel", "units");
+	if (groups)
+		fprintf(out, "  means of %u runs (base) and %u; +- a sample standard deviation; p: Welch's t-test, two-sided\n",
+			c->figures[0].base_n, c->figures[0].value_n);
+	fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", "figure", "base", "value", "delta", "rel",
+		groups ? "p        base sd       value sd  units" : "units");
 	for (uint32_t i = 0; i < c->nfigures; i++) {
 		const struct compare_figure *f = &c->figures[i];
-		char b[64], v[64], d[64], r[64];
+		char b[64], v[64], d[64], r[64], bs[64], vs[64], pv[32];
 
 		if (!f->shown)
 			continue;
@@ -268,7 +352,17 @@ void compare_print(const struct compare *c, const char *base_file, const char *f
 		fmt_num(v, sizeof(v), f->value, f->decimals, false);
 		fmt_num(d, sizeof(d), f->delta, f->decimals, true);
 		fmt_rel(r, sizeof(r), f->rel);
-		fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", f->name, b, v, d, r, f->units);
+		if (!groups) {
+			fprintf(out, "  %-28s %20s %20s %20s %10s  %s\n", f->name, b, v, d, r, f->units);
+			continue;
+		}
+		fmt_num(bs, sizeof(bs), f->base_sd, f->decimals < 0 ? -1 : f->decimals + 1, false);
+		fmt_num(vs, sizeof(vs), f->value_sd, f->decimals < 0 ? -1 : f->decimals + 1, false);
+		if (isnan(f->p))
+			snprintf(pv, sizeof(pv), "%s", "");
+		else
+			snprintf(pv, sizeof(pv), "%.3g", f->p);
+		fprintf(out, "  %-28s %20s %20s %20s %10s  %-8s %12s %14s  %s\n", f->name, b, v, d, r, pv, bs, vs, f->units);
 	}
 	fprintf(out, "  lines whose transfers changed most (base -> value, delta):\n");
 	if (!c->nlines)
@@ -320,6 +414,14 @@ void compare_print_json(const struct compare *c, const char *file, FILE *out)
 		results_json_str(out, f->name);
 		fputs(": {", out);
 		json_change(out, f->base, f->value, f->delta);
+		if (f->base_n) {
+			fprintf(out, ", \"base_n\": %u, \"value_n\": %u, \"base_sd\": ", f->base_n, f->value_n);
+			results_json_num(out, f->base_sd);
+			fputs(", \"value_sd\": ", out);
+			results_json_num(out, f->value_sd);
+			fputs(", \"p\": ", out);
+			results_json_num(out, f->p);
+		}
 		fputs(", \"units\": ", out);
 		results_json_str(out, f->units);
 		fputc('}', out);

@@ -30,6 +30,11 @@ struct compare_figure {
 	int decimals;           /* as show --csv prints it; -1: %.12g */
 	bool shown;             /* printed (the blocking totals only for runs that blocked) */
 	double base, value, delta, rel;
+	/* compare_groups: base and value are the groups' means; their sample standard
+	 * deviations and sizes, and Welch's two-sided p for a difference of the means
+	 * (NAN with fewer than 2 runs on a side); base_n = 0 for two single runs */
+	double base_sd, value_sd, p;
+	uint32_t base_n, value_n;
 };
 
 /* A line (by description) or a bucket (by table name and index) whose total
@@ -50,6 +55,13 @@ struct compare {
 
 /* Compares `b` with the base `a` into c. -1 when out of memory (compare_free it either way). */
 int compare_results(const struct results *a, const struct results *b, struct compare *c);
+
+/* Compares group `b` (nb runs, e.g. the seeds of one design) with the base group
+ * `a` (na runs): every figure present in every run, its base and value the
+ * groups' means, with their standard deviations and Welch's t-test (the delta and
+ * the thresholds apply to the means); the lines and buckets are those of the two
+ * first runs. -1 when out of memory (compare_free it either way). */
+int compare_groups(const struct results *a, size_t na, const struct results *b, size_t nb, struct compare *c);
 void compare_free(struct compare *c);
 
 /* The figure named `name` in c, or NULL. */

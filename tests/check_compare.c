@@ -271,6 +271,52 @@ START_TEST(test_json)
 END_TEST
 
 /* scenarios/ci-gate.sh: a design about as fast passes, a deliberately slower one fails */
+/* Two directories: the runs of each are a group. The base is the mean of the
+ * group's runs (checked against show --csv of each), thresholds apply to the
+ * means, and a group against itself has no delta and p = 1. */
+START_TEST(test_groups)
+{
+	char *out, *p;
+	double mean = 0, base, value, pval;
+	int status;
+
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/ga %s/gb && for s in 1 2 3; do \"%s\" " RUN " --seed $s -o %s/ga/s$s.h5 "
+				  "&& \"%s\" " RUN " --seed $s --set kernel.private_hash.buckets=2 -o %s/gb/s$s.h5 || exit 1; done",
+			    dir, dir, tu_bin(), dir, tu_bin(), dir),
+			 0);
+	free(out);
+	for (int s = 1; s <= 3; s++) {
+		ck_assert_int_eq(futexsim_f(&out, "show --csv %s/ga/s%d.h5", dir, s), 0);
+		mean += csv_value(out, 1, "ops_per_sec") / 3;
+		free(out);
+	}
+	status = futexsim_f(&out, "compare %s/ga %s/gb --json --fail-if 'ops_per_sec < -5%%'", dir, dir);
+	ck_assert_int_eq(status, 1);
+	p = strstr(out, "\"ops_per_sec\": {\"base\": ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "\"ops_per_sec\": {\"base\": %lf, \"value\": %lf", &base, &value), 2);
+	ck_assert_double_eq_tol(base, mean, 1e-6 * mean);
+	ck_assert(value < 0.5 * base);
+	p = strstr(p, "\"base_n\": 3, \"value_n\": 3");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(strstr(p, "\"p\": "), "\"p\": %lf", &pval), 1);
+	ck_assert(pval < 0.01);
+	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED ops_per_sec"));
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/ga %s/ga --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
+	ck_assert_ptr_nonnull(strstr(out, "means of 3 runs (base) and 3"));
+	ck_assert_msg(strstr(out, "  ops_per_sec ") && strstr(strstr(out, "  ops_per_sec "), " +0 ") &&
+			      strstr(strstr(out, "  ops_per_sec "), "+0.00%  1 "),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/empty", dir), 0);
+	free(out);
+	ck_assert_int_eq(futexsim_f(&out, "compare %s/ga %s/empty", dir, dir), 3);
+	ck_assert_ptr_nonnull(strstr(out, "no result files (*.h5) in it"));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_ci_gate)
 {
 	char *out;
@@ -310,6 +356,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bad_usage);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_ci_gate);
+	tcase_add_test(tc, test_groups);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
