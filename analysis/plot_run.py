@@ -5,6 +5,9 @@ throughput: each thread's ops/s per output.interval over the measured window
 lines:      the hottest cache lines x transfer distance, and each hash table's
             bucket-lock acquisitions (bucket x table, the table's home node named)
 nodes:      the node x node line-transfer matrix
+latency:    blocking workloads only (the file has workload/latency_counts): the
+            latency histogram as a cumulative distribution, log time axis, with the
+            percentiles the summary prints marked
 """
 import numpy as np
 from matplotlib.colors import LogNorm, Normalize
@@ -177,5 +180,39 @@ def nodes(plt, f):
     return fig
 
 
-# name (the output file's suffix), function(plt, h5file) -> figure
-FIGURES = [("throughput", throughput), ("lines", lines), ("nodes", nodes)]
+def latency(plt, f):
+    """The workload's latency histogram as a CDF; None for workloads without one."""
+    if "workload/latency_counts" not in f or "workload/latency_edges" not in f:
+        return None
+    edges = f["workload/latency_edges"][()].astype(np.float64)
+    counts = f["workload/latency_counts"][()].astype(np.float64)
+    total = counts.sum()
+    if total <= 0 or len(edges) != len(counts) + 1:
+        return None
+    upper = edges[1:]  # a bin's count is at or below its upper edge
+    used = np.nonzero(counts)[0]
+    lo, hi = max(float(edges[used[0]]), float(upper[used[0]]) / 10), float(upper[used[-1]])
+    div, unit = time_unit(hi)
+    fig, ax = plt.subplots(figsize=(9, 5.2))
+    ax.step(upper / div, np.cumsum(counts) / total, where="post", lw=1.8, color="tab:blue")
+    ax.set_xscale("log")
+    ax.set_xlim(lo / div / 1.25, hi / div * 1.25)  # the occupied bins, not the histogram's whole range
+    for name, style in (("latency_p50", ":"), ("latency_p90", "--"), ("latency_p99", "-."), ("latency_p999", "-")):
+        if f"workload/{name}" in f:
+            v = float(f[f"workload/{name}"][()])
+            if v > 0:
+                ax.axvline(v / div, color="grey", ls=style, lw=1,
+                           label=f"{name.split('_')[1]}: {v / div:.3g} {unit}")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(f"latency ({unit}, log scale)")
+    ax.set_ylabel("fraction of samples at or below")
+    ax.set_title(f"{title_of(f)}\nlatency distribution ({int(total)} samples in the window)", fontsize=10)
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+# name (the output file's suffix), function(plt, h5file) -> figure, or None when the
+# file has nothing for it
+FIGURES = [("throughput", throughput), ("lines", lines), ("nodes", nodes), ("latency", latency)]

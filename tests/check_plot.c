@@ -197,6 +197,17 @@ START_TEST(test_plot_run)
 	assert_has(out, "b2-s1-lines.svg svg\n");
 	assert_has(out, "b2-s1-nodes.svg svg\n");
 	free(out);
+	/* hash-bench has no latency histogram: no latency figure */
+	ck_assert_int_eq(tu_shellf(&out, "ls %s/run-latency.png", tmp), 2);
+	free(out);
+	/* a blocking workload: its latency distribution too */
+	ck_assert_int_eq(tu_shellf(&out, "\"$FUTEXSIM\" run scenarios/workloads/mutex.yaml " SHORT " -q -o %s/mutex.h5 && "
+				     PY "analysis/plot run %s/mutex.h5 && tests/image_info.py %s/mutex-latency.png",
+			    tmp, tmp, tmp),
+			 0);
+	assert_has(out, "wrote ");
+	assert_image(out, "mutex-latency.png", 800, 400);
+	free(out);
 }
 END_TEST
 
