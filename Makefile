@@ -224,7 +224,7 @@ regression-data: deps
 	  --out results/regression --save tests/regression/calibration.tsv
 
 # Plots (analysis/plot; docs/sweeps.md), with Debian's h5py and matplotlib:
-#   make plot                 the newest result file in results/: three PNGs beside it
+#   make plot                 the newest result file in results/: its PNGs beside it
 #   make plot RESULT=FILE.h5  that result file
 #   make plot SWEEP=DIR       collects the result files under DIR, plots DIR/sweep.png
 # PYTHON: the interpreter that sees python3-h5py and python3-matplotlib.

@@ -5,6 +5,9 @@ throughput: each thread's ops/s per output.interval over the measured window
 lines:      the hottest cache lines x transfer distance, and each hash table's
             bucket-lock acquisitions (bucket x table, the table's home node named)
 nodes:      the node x node line-transfer matrix
+transfers:  line transfers per microsecond by distance class over the measured window,
+            with the private hash's resizes marked (a thread creation that grew it,
+            and when the new hash came into use)
 latency:    blocking workloads only (the file has workload/latency_counts): the
             latency histogram as a cumulative distribution, log time axis, with the
             percentiles the summary prints marked
@@ -180,6 +183,45 @@ def nodes(plt, f):
     return fig
 
 
+def transfers(plt, f):
+    ts = f["timeseries"]
+    t = ts["time"][()].astype(np.float64)
+    xfer = ts["transfers"][()].astype(np.float64)
+    fig, ax = plt.subplots(figsize=(10, 5))
+    if len(t) == 0:
+        ax.text(0.5, 0.5, "no time series: the run stopped during the warm-up",
+                ha="center", va="center", transform=ax.transAxes)
+        fig.tight_layout()
+        return fig
+    interval, end = float(ts.attrs["interval_ps"]), float(ts.attrs["end_ps"])
+    width = np.clip(np.minimum(t + interval, max(end, t[-1] + 1)) - t, 1.0, interval)
+    div, unit = time_unit(t[-1] + width[-1] - t[0])
+    x = (t + width / 2) / div
+    for k, (name, color) in enumerate((("within an SMT core", "tab:green"), ("within a node", "tab:blue"),
+                                       ("across nodes", "tab:red"))):
+        ax.plot(x, xfer[:, k] / (width / 1e6), lw=1.6, color=color, label=name)
+    if "resizes" in f:
+        r = f["resizes"]
+        for i, (s, e) in enumerate(zip(r["start"][()], r["end"][()])):
+            ax.axvline(float(s) / div, color="black", ls="--", lw=1,
+                       label="a private hash grown (its new size on top)" if i == 0 else None)
+            if int(e) != 2**64 - 1:
+                ax.axvline(float(e) / div, color="black", ls="-", lw=1,
+                           label="the new hash in use" if i == 0 else None)
+            ax.text(float(s) / div, 1.0, f" {int(r['to_buckets'][i])}", transform=ax.get_xaxis_transform(),
+                    va="top", fontsize=8)
+    ax.set_xlim(t[0] / div, (t[-1] + width[-1]) / div)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(f"simulated time since the run began ({unit}; the measured window starts after "
+                  f"the {fmt_ps(float(ts.attrs['start_ps']))} warm-up)")
+    ax.set_ylabel("line transfers per microsecond")
+    ax.set_title(f"{title_of(f)}\nline transfers by distance per {fmt_ps(interval)} interval", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
 def latency(plt, f):
     """The workload's latency histogram as a CDF; None for workloads without one."""
     if "workload/latency_counts" not in f or "workload/latency_edges" not in f:
@@ -215,4 +257,5 @@ def latency(plt, f):
 
 # name (the output file's suffix), function(plt, h5file) -> figure, or None when the
 # file has nothing for it
-FIGURES = [("throughput", throughput), ("lines", lines), ("nodes", nodes), ("latency", latency)]
+FIGURES = [("throughput", throughput), ("transfers", transfers), ("lines", lines), ("nodes", nodes),
+           ("latency", latency)]

@@ -181,10 +181,12 @@ START_TEST(test_plot_run)
 	char *out;
 
 	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot run %s/runs/b16-s1.h5 -o %s/run && "
-				     "tests/image_info.py %s/run-throughput.png %s/run-lines.png %s/run-nodes.png",
-			    tmp, tmp, tmp, tmp, tmp),
+				     "tests/image_info.py %s/run-throughput.png %s/run-lines.png %s/run-nodes.png "
+				     "%s/run-transfers.png",
+			    tmp, tmp, tmp, tmp, tmp, tmp),
 			 0);
 	assert_image(out, "run-throughput.png", 800, 400);
+	assert_image(out, "run-transfers.png", 800, 400);
 	assert_image(out, "run-lines.png", 800, 800);
 	assert_image(out, "run-nodes.png", 400, 400);
 	free(out);
