@@ -259,3 +259,58 @@ def latency(plt, f):
 # file has nothing for it
 FIGURES = [("throughput", throughput), ("transfers", transfers), ("lines", lines), ("nodes", nodes),
            ("latency", latency)]
+
+
+def design_of(path):
+    """What plot compare needs of one result file, as plain arrays (read in a child by
+    read_guarded and pickled back): its label, the mean per-thread throughput per
+    interval, and the transfers per op by class."""
+    from results_io import open_result
+
+    with open_result(path) as f:
+        ts = f["timeseries"]
+        t = ts["time"][()].astype(np.float64)
+        ops = ts["ops"][()].astype(np.float64)
+        interval, end = float(ts.attrs["interval_ps"]), float(ts.attrs["end_ps"])
+        s = f["summary"]
+        total = float(s["total_ops"][()])
+        sets = " ".join(str(o) for o in text(f["provenance/overrides"])) if "provenance/overrides" in f else ""
+        return {
+            "label": f"{path}: {attr_text(s.attrs['kernel'])}" + (f", --set {sets}" if sets else ""),
+            "t": t, "rate": (ops.mean(axis=1) if ops.size else ops) if len(t) else t,
+            "width": np.clip(np.minimum(t + interval, max(end, t[-1] + 1)) - t, 1.0, interval) if len(t) else t,
+            "per_op": s["transfers"][()].astype(np.float64) / total if total else np.zeros(3),
+            "ops_per_sec": int(s["ops_per_sec"][()]),
+        }
+
+
+def compare_designs(plt, designs):
+    """Designs side by side: mean per-thread throughput over time, one curve each;
+    and transfers per op by distance class, a stacked bar each."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14, 5.5), gridspec_kw={"width_ratios": [2.2, 1]})
+    span = max((d["t"][-1] + d["width"][-1] - d["t"][0]) for d in designs if len(d["t"])) if any(
+        len(d["t"]) for d in designs) else 1e9
+    div, unit = time_unit(span)
+    colors = plt.get_cmap("tab10")
+    for i, d in enumerate(designs):
+        if len(d["t"]):
+            a1.plot((d["t"] + d["width"] / 2) / div, d["rate"] / (d["width"] / 1e12) / 1e6, lw=1.8,
+                    color=colors(i % 10), label=f"{chr(65 + i)}: {d['ops_per_sec'] / 1e6:.3f} M ops/s averaged")
+    a1.set_xlabel(f"simulated time since the run began ({unit})")
+    a1.set_ylabel("throughput per thread, mean over threads (million ops/s)")
+    a1.set_ylim(bottom=0)
+    a1.grid(True, alpha=0.3)
+    a1.legend(fontsize=8, loc="lower right")
+    names = [chr(65 + i) for i in range(len(designs))]
+    bottom = np.zeros(len(designs))
+    for k, (cls, color) in enumerate((("within an SMT core", "tab:green"), ("within a node", "tab:blue"),
+                                       ("across nodes", "tab:red"))):
+        v = np.array([d["per_op"][k] for d in designs])
+        a2.bar(names, v, bottom=bottom, color=color, label=cls)
+        bottom += v
+    a2.set_ylabel("line transfers per op")
+    a2.legend(fontsize=8)
+    a2.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("\n".join(f"{chr(65 + i)} = {d['label']}" for i, d in enumerate(designs)), fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -199,6 +199,18 @@ START_TEST(test_plot_run)
 	assert_has(out, "b2-s1-lines.svg svg\n");
 	assert_has(out, "b2-s1-nodes.svg svg\n");
 	free(out);
+	/* two designs side by side; a file that is not a result is refused by name */
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot compare %s/runs/b2-s1.h5 %s/runs/b16-s1.h5 -o %s/cmp.png && "
+				     "tests/image_info.py %s/cmp.png",
+			    tmp, tmp, tmp, tmp),
+			 0);
+	assert_image(out, "cmp.png", 1000, 400);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot compare %s/runs/b2-s1.h5 %s/runs/sweep.csv -o %s/cmp2.png",
+				   tmp, tmp, tmp),
+			 1);
+	assert_has(out, "sweep.csv: not an HDF5 file");
+	free(out);
 	/* hash-bench has no latency histogram: no latency figure */
 	ck_assert_int_eq(tu_shellf(&out, "ls %s/run-latency.png", tmp), 2);
 	free(out);
