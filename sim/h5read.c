@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -647,12 +648,13 @@ static int read_in_child(const char *path, int (*work)(const char *, void *, str
 			 struct fs_error *e)
 {
 	struct stat st;
-	struct timespec start, now, nap = { 0, 2000000 };
+	struct timespec start, now;
 	int fds[2], status = 0;
 	double limit;
 	pid_t pid;
 	char msg[sizeof(e->msg)];
 	ssize_t got;
+	size_t len = 0;
 	FILE *probe;
 
 	/* the reasons libhdf5 would hide behind "unable to determine if file is accessible" */
@@ -685,18 +687,17 @@ static int read_in_child(const char *path, int (*work)(const char *, void *, str
 		_exit(rc < 0 ? (ce.status ? ce.status : FS_ERR_INPUT) : 0);
 	}
 	close(fds[1]);
+	/* the child's message, if any, then end of file when it exits (its end of the
+	 * pipe closes): no polling of its status, no sleeping */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		double left;
+		int ready;
 
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			close(fds[0]);
-			return fs_fail(e, FS_ERR_RUNTIME, "cannot read %s: waitpid: %s", path, strerror(errno));
-		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 > limit) {
+		left = limit - ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9);
+		if (left <= 0) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
@@ -705,13 +706,24 @@ static int read_in_child(const char *path, int (*work)(const char *, void *, str
 				       "%s: reading it took more than %.0f s: a damaged file (FUTEXSIM_READ_TIMEOUT sets "
 				       "the limit)", path, limit);
 		}
-		nanosleep(&nap, NULL);
-		if (nap.tv_nsec < 50000000)
-			nap.tv_nsec *= 2; /* 2 ms first: a small file is read by then */
+		ready = poll(&pfd, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+		if (ready <= 0)
+			continue; /* time to look at the limit again, or EINTR */
+		got = read(fds[0], msg + len, sizeof(msg) - 1 - len);
+		if (got > 0 && len + (size_t)got < sizeof(msg) - 1) {
+			len += (size_t)got;
+			continue;
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got > 0)
+			len += (size_t)got;
+		break; /* end of file: the child is done */
 	}
-	got = read(fds[0], msg, sizeof(msg) - 1);
 	close(fds[0]);
-	msg[got > 0 ? got : 0] = '\0';
+	msg[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (WIFSIGNALED(status))
 		return fs_fail(e, FS_ERR_INPUT, "%s: the HDF5 library crashed reading it (signal %d): a damaged file",
 			       path, WTERMSIG(status));
