@@ -164,7 +164,8 @@ static int run_bands(struct points *p, const char *const *sets, size_t nsets, un
 			all[na++] = sets[k];
 		for (uint32_t k = 0; k < plan->nparams; k++)
 			all[na++] = plan->sets[r][k];
-		fprintf(stderr, "band: pass %u of %u\n", r + 1, plan->nruns);
+		if (isatty(STDERR_FILENO)) /* progress for a person, not for logs */
+			fprintf(stderr, "\rband: pass %u of %u%s", r + 1, plan->nruns, r + 1 == plan->nruns ? "\n" : "");
 		rc = points_run(p, all, na, jobs, e);
 		for (size_t i = 0; i < p->n; i++)
 			figs[i * 2 * BAND_MAX_PARAMS + r] = p->v[i].simulated;
