@@ -3,7 +3,8 @@
 # make bench: the simulator's speed on the scenarios of scenarios/bench/. For each: simulated
 # ops (programs, warm-up included), engine events, CPU seconds (user + system: this machine
 # is shared, so wall time says less), simulated ops per CPU-second, events per op, peak RSS,
-# and the CPU cost per op relative to the first scenario's, measured in the same run.
+# and the CPU cost per op relative to the first scenario's, measured in the same run; then
+# the real kernel's rate for the op on this machine (perf bench futex hash, when there).
 # Figures only: timing never fails a build. PYTHON: an interpreter for getrusage.
 set -eu
 bin=${1:-bin/futexsim}
@@ -39,6 +40,15 @@ for s in e5-global e5-private2 e7-global big-global big-private big-4096futexes;
 		printf "\n" }'
 	[ -n "$first" ] || first=$nsop
 done
+
+# The real kernel's rate for the same op on this machine, one thread on one CPU (the
+# goal: the simulator faster per CPU-second than the kernel runs the op).
+if command -v perf >/dev/null 2>&1 &&
+	real=$(perf bench futex hash -t 1 -s -r 1 2>/dev/null | awk '/^Averaged/ { print $2 }') && [ -n "$real" ]; then
+	awk -v r="$real" 'BEGIN { printf "\nthe real kernel here: perf bench futex hash -t 1 -r 1: %.2fM ops/s on one CPU\n", r / 1e6 }'
+else
+	printf '\nthe real kernel here: not measured (perf bench is not available)\n'
+fi
 
 # The blocking workloads: simulated lock acquisitions (mutex) or barriers and
 # items (condvar) in the measured window, and all programs run (user atomics and
