@@ -87,6 +87,38 @@ static void prefetch_target(const struct tasks *ts, const struct task *t)
 	__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
 }
 
+const char *const time_class_names[] = {
+	"kernel_work", "user_work", "bucket_lines", "other_lines", "waiters", "lock", "unlock",
+	"user_access", "mmap_lock", "chain", "asleep", NULL,
+};
+
+/* Each micro-op kind's class (enum time_class); local work and accesses then by operand. */
+static const uint8_t kind_class[] = {
+	[UOP_WORK] = TC_KERNEL_WORK, [UOP_ACCESS] = TC_OTHER_LINES, [UOP_LOCK] = TC_LOCK, [UOP_UNLOCK] = TC_UNLOCK,
+	[UOP_RWSEM] = TC_MMAP_LOCK, [UOP_USER] = TC_USER_ACCESS, [UOP_BRANCH] = TC_CHAIN, [UOP_JUMP] = TC_CHAIN,
+	[UOP_WAITERS] = TC_WAITERS, [UOP_QUEUE] = TC_CHAIN, [UOP_SLEEP] = TC_ASLEEP, [UOP_WALK] = TC_CHAIN,
+};
+
+static inline uint8_t time_class_of(const struct uop *u)
+{
+	if (u->kind == UOP_WORK && u->operand != OPND_NONE)
+		return TC_USER_WORK;
+	if (u->kind == UOP_ACCESS && (u->operand == OPND_BUCKET_FIELD || u->operand == OPND_BUCKET2_FIELD))
+		return TC_BUCKET_LINES;
+	return kind_class[u->kind];
+}
+
+/* The time since the current micro-op began to its class; the next one begins
+ * now. The counters restart at the warm-up's end (tasks_reset_stats); a thread's
+ * last micro-op may reach past the window's end (explain says how far in all). */
+static inline void account(struct task *t)
+{
+	/* a task that waited across the warm-up's end may resume behind acct_from */
+	if (t->clock > t->acct_from)
+		t->time_ps[t->acct_class] += t->clock - t->acct_from;
+	t->acct_from = t->clock;
+}
+
 void tasks_reset_stats(struct tasks *ts)
 {
 	for (uint32_t i = 0; i < ts->n; i++) {
@@ -94,6 +126,11 @@ void tasks_reset_stats(struct tasks *ts)
 
 		t->wakeups = t->chain_walked = t->requeued = t->switches_in = t->futex_calls = 0;
 		t->slept_ps = 0;
+		/* a micro-op under way counts from here; a task that ran ahead of the engine
+		 * past this point loses that much of its window (at most its current op) */
+		memset(t->time_ps, 0, sizeof(t->time_ps));
+		if (t->acct_from < ts->eng->now)
+			t->acct_from = ts->eng->now;
 	}
 }
 
@@ -136,6 +173,8 @@ static void run(struct tasks *ts, struct task *t)
 {
 	for (;;) {
 		const struct uop *u;
+
+		account(t);
 		if (t->pc == t->nuops) {
 			t->burst_line = COH_NONE;
 			program_complete(ts, t);
@@ -144,6 +183,7 @@ static void run(struct tasks *ts, struct task *t)
 			continue;
 		}
 		u = &t->prog[t->pc];
+		t->acct_class = time_class_of(u);
 		switch (u->kind) {
 		case UOP_WORK:
 			if (u->operand == OPND_RANDOM_EXP)

@@ -61,6 +61,26 @@ enum task_state {
 struct task;
 typedef void (*task_hook_fn)(void *ctx, struct task *t);
 
+/* Where a thread's time goes, by what its micro-ops do (futexsim explain): each
+ * micro-op's time, from its start to the next's, its waits included, within the
+ * measured window. Consecutive local work of several path steps is one micro-op,
+ * so the kernel's CPU work is one class (syscall, key, hash, ...). */
+enum time_class {
+	TC_KERNEL_WORK,   /* local work on the futex path (syscall entry/exit, key, hash, ...) */
+	TC_USER_WORK,     /* the workload's own work between calls */
+	TC_BUCKET_LINES,  /* accesses to hash bucket lines (priv, chain), transfers included */
+	TC_OTHER_LINES,   /* other kernel lines: mm, private hash header, refcounts, struct page */
+	TC_WAITERS,       /* the bucket's waiters count, inc and dec */
+	TC_LOCK,          /* taking the bucket lock, waiting for it included */
+	TC_UNLOCK,
+	TC_USER_ACCESS,   /* the futex word in user memory */
+	TC_MMAP_LOCK,     /* the mm's rw semaphore */
+	TC_CHAIN,         /* queueing on and walking the bucket's chain */
+	TC_ASLEEP,        /* blocked in a futex wait until woken */
+	TC_NCLASSES
+};
+extern const char *const time_class_names[]; /* NULL-terminated, in enum order */
+
 struct task {
 	uint32_t id;
 	uint32_t cpu, core, node;
@@ -112,6 +132,9 @@ struct task {
 	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
 	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
+	simtime_t time_ps[TC_NCLASSES]; /* in the window, by what it did (enum time_class) */
+	simtime_t acct_from;          /* the current micro-op began then... */
+	uint8_t acct_class;           /* ...and is of this class */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint32_t programs_same_time;  /* programs completed in a row without its clock moving */
 	simtime_t last_program_clock; /* its clock when it last completed one */

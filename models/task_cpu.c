@@ -70,6 +70,7 @@ void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 void task_start(struct tasks *ts, struct task *t, simtime_t at)
 {
 	t->lock_stage = LS_CMPXCHG; /* no lock micro-op under way */
+	t->acct_from = at;          /* its time counts from its start (models/task.h: time_ps) */
 	cpu_enter(ts, t, at);
 }
 

@@ -494,6 +494,28 @@ static int put_struct_cols(struct h5out *o, hid_t g, const struct h5_col *cols, 
 	return rc;
 }
 
+/* threads/time: (threads, classes) ps, each thread's time in the window by what it
+ * did; attr classes = the class names (models/task.h: time_class_names). */
+static int put_thread_time(struct h5out *o, hid_t g, const struct results *r, struct fs_error *e)
+{
+	const hsize_t dims[2] = { r->nthreads, TC_NCLASSES };
+	uint64_t *v = calloc((size_t)r->nthreads * TC_NCLASSES + 1, sizeof(*v));
+	hid_t d;
+	int rc;
+
+	if (!v)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		memcpy(&v[(size_t)i * TC_NCLASSES], r->threads[i].time_ps, sizeof(r->threads[i].time_ps));
+	rc = dataset(o, g, "time", H5T_NATIVE_UINT64, 2, dims, NULL, 0, v, H5_U_PS, &d, e);
+	free(v);
+	if (rc < 0)
+		return -1;
+	rc = attr_strs(d, "classes", time_class_names, TC_NCLASSES);
+	H5Dclose(d);
+	return rc < 0 ? fail(e, o, "threads/time") : 0;
+}
+
 static int write_threads(struct h5out *o, const struct results *r, struct fs_error *e)
 {
 	const uint32_t n = r->nthreads;
@@ -511,7 +533,7 @@ static int write_threads(struct h5out *o, const struct results *r, struct fs_err
 		if (put_struct_cols(o, g, h5_thread_cols, H5_THREAD_COLS, r->threads, sizeof(*r->threads), n, e) == 0 &&
 		    put_struct_cols(o, g, h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
 				    sizeof(*r->threads), n, e) == 0 &&
-		    put_strs(o, g, "perf_line", line, n, 0, e) == 0)
+		    put_strs(o, g, "perf_line", line, n, 0, e) == 0 && put_thread_time(o, g, r, e) == 0)
 			rc = 0;
 	}
 	free(line);

@@ -432,8 +432,28 @@ static int read_threads(struct reader *rd, struct results *r)
 			     false) < 0)
 		return -1;
 	/* files written before the blocking workloads lack their columns: 0 */
-	return read_struct_cols(rd, "threads", h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
-				sizeof(*r->threads), n, true);
+	if (read_struct_cols(rd, "threads", h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
+			     sizeof(*r->threads), n, true) < 0)
+		return -1;
+	/* and before the time breakdown its dataset (has_time stays false) */
+	if (exists(rd, "threads/time")) {
+		hsize_t nt;
+		uint64_t *v = read_all(rd, "threads/time", H5T_NATIVE_UINT64, 8, 2, TC_NCLASSES, &nt);
+
+		if (!v)
+			return -1;
+		if (nt != n * TC_NCLASSES) {
+			free(v);
+			return fs_fail(rd->e, FS_ERR_INPUT, "%s: threads/time has %llu values for %llu threads", rd->path,
+				       (unsigned long long)nt, (unsigned long long)n);
+		}
+		for (hsize_t i = 0; i < n; i++) {
+			memcpy(r->threads[i].time_ps, &v[i * TC_NCLASSES], sizeof(r->threads[i].time_ps));
+			r->threads[i].has_time = true;
+		}
+		free(v);
+	}
+	return 0;
 }
 
 /* lines/: every line that saw traffic (the columns show needs: the numbers,

@@ -71,6 +71,8 @@ static const char usage_main[] =
 	"                                compare result files with the first (A): every figure's\n"
 	"                                delta, the lines and buckets that changed most; gate on\n"
 	"                                thresholds (--fail-if) for CI\n"
+	"  explain FILE.h5               where the threads' simulated time went, per op, by what\n"
+	"                                they did (work, line accesses, the bucket lock, ...)\n"
 	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
 	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
@@ -179,6 +181,20 @@ static const char usage_list[] =
 	"Options:\n"
 	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
 	"  -h, --help        show this help\n";
+
+static const char usage_explain[] =
+	"usage: futexsim explain FILE.h5\n"
+	"\n"
+	"Where the reported threads' simulated time in the measured window went, per op: the\n"
+	"time of each micro-op, from its start to the next's (its waits included), summed by\n"
+	"class: kernel_work (local work on the futex path: syscall entry and exit, key, hash,\n"
+	"...), user_work (the workload's own), bucket_lines and other_lines (accesses to\n"
+	"hash bucket lines and to other kernel lines, transfers included), waiters, lock\n"
+	"(taking the bucket lock, waiting included), unlock, user_access (the futex word),\n"
+	"mmap_lock, chain (queueing, walking) and asleep; in ns per op and as a share; and\n"
+	"how much of the threads' time in the window the classes account for. Recorded by\n"
+	"every run (threads/time in the result file); files of earlier versions lack it.\n"
+	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no breakdown.\n";
 
 static const char usage_show[] =
 	"usage: futexsim show FILE.h5 [--per-thread] [--top N]\n"
@@ -951,6 +967,33 @@ out:
 	return status;
 }
 
+static int cmd_explain(int argc, char **argv)
+{
+	struct fs_error err = { 0 };
+	struct h5read_info info;
+	struct results r;
+	int status = FS_OK;
+
+	if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+		fputs(usage_explain, stdout);
+		return FS_OK;
+	}
+	if (argc != 3 || argv[2][0] == '-') {
+		fprintf(stderr, "futexsim explain: needs one result file (see futexsim explain --help)\n");
+		return FS_ERR_USAGE;
+	}
+	if (h5read_results(argv[2], 0, &r, &info, &err) < 0) {
+		fprintf(stderr, "futexsim: %s\n", err.msg);
+		status = err.status ? err.status : FS_ERR_INPUT;
+	} else if (results_print_explain(&r, stdout) < 0) {
+		fprintf(stderr, "futexsim explain: %s has no time breakdown (written by an earlier futexsim, or no "
+				"ops in its window)\n", argv[2]);
+		status = FS_ERR_INPUT;
+	}
+	results_free(&r);
+	return status;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
 	char **paths = calloc((size_t)argc, sizeof(*paths));
@@ -1269,6 +1312,7 @@ int main(int argc, char **argv)
 		const char *usage = !strcmp(argv[2], "run")     ? usage_run
 				    : !strcmp(argv[2], "show")  ? usage_show
 				    : !strcmp(argv[2], "compare") ? usage_compare
+				    : !strcmp(argv[2], "explain") ? usage_explain
 				    : !strcmp(argv[2], "probe") ? usage_probe
 				    : !strcmp(argv[2], "list")  ? usage_list
 				    : !strcmp(argv[2], "bench") ? perfbench_usage
@@ -1276,7 +1320,7 @@ int main(int argc, char **argv)
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, list, probe, bench)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, list, probe, bench)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -1290,6 +1334,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc, argv);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc, argv);
+	if (!strcmp(cmd, "explain"))
+		return cmd_explain(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc, argv);
 	if (!strcmp(cmd, "list"))

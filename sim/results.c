@@ -323,6 +323,8 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->requeued = t->requeued;
 		tr->switches = t->switches_in;
 		tr->blocked_ps = t->slept_ps;
+		memcpy(tr->time_ps, t->time_ps, sizeof(tr->time_ps));
+		tr->has_time = true;
 		ta = (struct thread_arg){ s, t, tr->ops_per_sec };
 		tr->perf_line = capture(print_thread, &ta);
 		per_thread[i] = tr->ops_per_sec;
@@ -513,6 +515,32 @@ void results_print_perf(const struct results *r, int silent, FILE *out)
 	 * the seconds whole (perf's (int)bench__runtime.tv_sec) */
 	fprintf(out, "%sAveraged %llu operations/sec (+- %.2f%%), total secs = %d\n", silent ? "" : "\n",
 		(unsigned long long)r->avg.mean, r->avg.stderr_pct, (int)(r->window_ps / 1000000000000ull));
+}
+
+int results_print_explain(const struct results *r, FILE *out)
+{
+	double by_class[TC_NCLASSES] = { 0 }, accounted = 0, threads_ps = (double)r->nthreads * (double)r->window_ps;
+
+	if (!r->nthreads || !r->threads[0].has_time || !r->total_ops)
+		return -1;
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		for (int k = 0; k < TC_NCLASSES; k++)
+			by_class[k] += (double)r->threads[i].time_ps[k];
+	for (int k = 0; k < TC_NCLASSES; k++)
+		accounted += by_class[k];
+	fprintf(out, "futexsim explain: %s on %s, kernel %s, workload %s\n", r->scenario, r->machine, r->kernel,
+		r->workload);
+	fprintf(out, "  where the %u threads' time in the %.6g ms window went, per op (%llu ops):\n", r->nthreads,
+		(double)r->window_ps / 1e9, (unsigned long long)r->total_ops);
+	fprintf(out, "  %-14s %12s %7s\n", "class", "ns per op", "share");
+	for (int k = 0; k < TC_NCLASSES; k++)
+		if (by_class[k] > 0)
+			fprintf(out, "  %-14s %12.1f %6.1f%%\n", time_class_names[k],
+				by_class[k] / 1e3 / (double)r->total_ops, accounted > 0 ? 100 * by_class[k] / accounted : 0);
+	fprintf(out, "  %-14s %12.1f %6.1f%%\n", "total", accounted / 1e3 / (double)r->total_ops, 100.0);
+	fprintf(out, "  measured: %.1f ns per op (threads x window / ops); the classes account for %.1f%% of it\n",
+		threads_ps / 1e3 / (double)r->total_ops, threads_ps > 0 ? 100 * accounted / threads_ps : 0);
+	return 0;
 }
 
 void results_print_own_figures(const struct results *r, FILE *out)

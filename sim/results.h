@@ -25,6 +25,8 @@ struct thread_result {
 	/* blocking: in the window (all 0 for workloads that never block) */
 	uint64_t futex_calls, wakeups, chain_walked, requeued, switches;
 	simtime_t blocked_ps;   /* asleep in futex waits */
+	simtime_t time_ps[TC_NCLASSES]; /* its time in the window by what it did (models/task.h) */
+	bool has_time;          /* time_ps known (files of earlier versions lack it) */
 };
 
 /* A line that saw traffic (lines/). */
@@ -133,6 +135,12 @@ int results_header_from_sim(struct results *r, const struct sim *s);
 void results_print_summary(const struct results *r, int per_thread, FILE *out);
 void results_print_header(const struct results *r, FILE *out);
 void results_print_figures(const struct results *r, int per_thread, FILE *out);
+/* futexsim explain: where the reported threads' time in the window went, by class
+ * (models/task.h: enum time_class), in ns per op and as a share, and how much of
+ * the threads' time the classes account for. -1 (nothing printed) when the file
+ * has no time breakdown or no ops. */
+int results_print_explain(const struct results *r, FILE *out);
+
 /* futexsim's own figures, the part of results_print_figures after the Averaged
  * line: "futexsim: W ms warm-up, M ms measured ...", total ops, line transfers,
  * DRAM fills, blocking figures, hottest lines. */

@@ -243,6 +243,42 @@ START_TEST(test_check_only)
 }
 END_TEST
 
+/* explain: the classes add up to the total; on hash-bench nearly every moment of
+ * the threads' time in the window is accounted for; a file without the breakdown
+ * is refused. */
+START_TEST(test_explain)
+{
+	char dir[64], *out, *p;
+	double total, measured, share, sum = 0, v;
+
+	tu_mkdtemp(dir, "futexsim-explain");
+	ck_assert_int_eq(tu_shellf(&out, "\"%s\" run scenarios/quickstart.yaml --set run.duration=200us "
+				  "--set run.warmup=20us -q -o %s/a.h5 && \"%s\" explain %s/a.h5", tu_bin(), dir, tu_bin(), dir),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "where the 8 threads' time in the 0.2 ms window went"));
+	for (p = strstr(out, "share\n") + 6; strncmp(p, "  total", 7); p = strchr(p, '\n') + 1) {
+		ck_assert_int_eq(sscanf(strchr(p + 2, ' '), "%lf", &v), 1);
+		sum += v;
+	}
+	ck_assert_int_eq(sscanf(p, "  total %lf", &total), 1);
+	ck_assert_double_eq_tol(sum, total, 0.1 * 12); /* rounding of each printed row */
+	p = strstr(out, "measured: ");
+	ck_assert_int_eq(sscanf(p, "measured: %lf ns per op (threads x window / ops); the classes account for %lf%%",
+				&measured, &share), 2);
+	ck_assert(share > 95 && share < 101); /* a last micro-op may reach past the window */
+	ck_assert_double_eq_tol(total, measured * share / 100, 0.1 + 0.001 * total);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "/usr/bin/python3 -c \"import h5py; del h5py.File('%s/a.h5', 'r+')['threads/time']\" "
+				  "&& \"%s\" explain %s/a.h5", dir, tu_bin(), dir),
+			 3);
+	ck_assert_ptr_nonnull(strstr(out, "has no time breakdown"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("explain", &out), 2);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_errors_name_the_place)
 {
 	char *out, args[512];
@@ -287,6 +323,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_errors_name_the_place);
 	tcase_add_test(tc, test_check_only);
+	tcase_add_test(tc, test_explain);
 	tcase_add_test(tc, test_list);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

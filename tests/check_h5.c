@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "models/task.h"
 #include "tests/testutil.h"
 
 /* 200us in 30us intervals: 7 rows, the last 20us long. */
@@ -183,6 +184,7 @@ static const struct {
 	{ "threads/requeued", "count", 1, QUICK_THREADS, 0 },
 	{ "threads/context_switches", "count", 1, QUICK_THREADS, 0 },
 	{ "threads/blocked", "ps", 1, QUICK_THREADS, 0 },
+	{ "threads/time", "ps", 2, QUICK_THREADS, TC_NCLASSES },
 	{ "timeseries/time", "ps", 1, QUICK_ROWS, 0 },
 	{ "timeseries/ops", "count", 2, QUICK_ROWS, QUICK_THREADS },
 	{ "timeseries/transfers", "count", 2, QUICK_ROWS, 3 },
