@@ -743,6 +743,7 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* The median of v[0..n) (sorted in place); NAN when n is 0. */
+/* The median of v's n values; sorts v. */
 static double median_of(double *v, uint32_t n)
 {
 	if (!n)
@@ -1235,13 +1236,9 @@ static void check_simulate_all(const char *machine, const char *kernel, const st
 			k++;
 		}
 		if (k) {
+			rows[i].sim = median_of(v, k); /* sorts v: its ends are the range */
 			rows[i].sim_min = v[0];
-			rows[i].sim_max = v[0];
-			for (uint32_t j = 1; j < k; j++) {
-				rows[i].sim_min = fmin(rows[i].sim_min, v[j]);
-				rows[i].sim_max = fmax(rows[i].sim_max, v[j]);
-			}
-			rows[i].sim = median_of(v, k);
+			rows[i].sim_max = v[k - 1];
 		}
 		if (k)
 			fprintf(stderr, "futexsim probe --check: simulated %-26s %10.0f ops/s (seeds 1-%u)\n", sc[i].name,
@@ -1361,13 +1358,9 @@ static int check_real_all(const struct probe_topology *t, const struct probe_che
 
 		if (!k)
 			continue;
+		rows[i].real = median_of(v, k); /* sorts v: its ends are the range */
 		rows[i].real_min = v[0];
-		rows[i].real_max = v[0];
-		for (uint32_t j = 1; j < k; j++) {
-			rows[i].real_min = fmin(rows[i].real_min, v[j]);
-			rows[i].real_max = fmax(rows[i].real_max, v[j]);
-		}
-		rows[i].real = median_of(v, k);
+		rows[i].real_max = v[k - 1];
 		rows[i].real_stderr_pct = median_of(&pct[i * plan->repeats], k);
 	}
 	free(avg);

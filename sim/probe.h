@@ -150,10 +150,15 @@ void probe_results_init(struct probe_results *r, const struct probe_topology *t)
  * ...). probe_measure calls it; the tests call it on made-up measurements. */
 void probe_results_finish(struct probe_results *r, const struct probe_topology *t);
 
-/* Runs the micro-benchmarks on this machine for about o->seconds. Fails (status
- * FS_ERR_RUNTIME) when a thread cannot be pinned to an online CPU. */
 /* Pins the calling thread to Linux CPU `cpu` (sched_setaffinity); 0 or an errno. */
 int probe_pin_self(uint32_t cpu);
+/* The error of a pin that failed with errno `err`: FS_ERR_RUNTIME, saying why the
+ * probe pins (`why`, e.g. "futexsim probe runs its benchmarks on chosen CPUs") and
+ * where to run it instead. Returns -1. */
+int probe_pin_failed(struct fs_error *e, uint32_t cpu, int err, const char *why);
+
+/* Runs the micro-benchmarks on this machine for about o->seconds. Fails (status
+ * FS_ERR_RUNTIME) when a thread cannot be pinned to an online CPU. */
 
 int probe_measure(const struct probe_topology *t, const struct probe_options *o, struct probe_results *r,
 		  struct fs_error *e);
@@ -218,7 +223,8 @@ struct probe_check_scenario {
 int probe_check_scenarios(const struct probe_topology *t, bool private_hash, const char *hash_why,
 			  struct probe_check_scenario **out, uint32_t *n, struct fs_error *e);
 void probe_check_scenarios_free(struct probe_check_scenario *s, uint32_t n);
-/* "0-3,8": a scenario's CPUs as a CPU list (machine.md), for the simulation. */
+/* "0-3,8": ascending CPU ids as a CPU list (machine.md): a scenario's CPUs for the
+ * simulation, a node's CPUs in the machine file. */
 void probe_cpulist(const uint32_t *cpus, uint32_t n, char *out, size_t size);
 
 /* A row of the table; NAN where there is no value. */

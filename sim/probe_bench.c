@@ -78,13 +78,17 @@ int probe_pin_self(uint32_t cpu)
 	return rc;
 }
 
-static int pin_failed(struct fs_error *e, uint32_t cpu, int err)
+int probe_pin_failed(struct fs_error *e, uint32_t cpu, int err, const char *why)
 {
 	return fs_fail(e, FS_ERR_RUNTIME,
-		       "cannot pin a thread to CPU %" PRIu32 " with sched_setaffinity: %s (futexsim probe runs its "
-		       "benchmarks on chosen CPUs; run it where it may use every online CPU: no taskset, cpuset or "
-		       "container CPU limit); nothing written",
-		       cpu, strerror(err));
+		       "cannot pin a thread to CPU %" PRIu32 " with sched_setaffinity: %s (%s; run it where it may use "
+		       "every online CPU: no taskset, cpuset or container CPU limit)",
+		       cpu, strerror(err), why);
+}
+
+static int pin_failed(struct fs_error *e, uint32_t cpu, int err)
+{
+	return probe_pin_failed(e, cpu, err, "futexsim probe runs its benchmarks on chosen CPUs; nothing written");
 }
 
 /* The calling thread's affinity, to restore it afterwards. */

@@ -54,11 +54,8 @@ static double now_s(void)
 
 static int pin_refused(struct fs_error *e, uint32_t cpu, int err)
 {
-	return fs_fail(e, FS_ERR_RUNTIME,
-		       "cannot pin a thread to CPU %" PRIu32 " with sched_setaffinity: %s (futexsim probe --check runs "
-		       "the futex loop on chosen CPUs, as perf bench does; run it where it may use every online CPU: "
-		       "no taskset, cpuset or container CPU limit)",
-		       cpu, strerror(err));
+	return probe_pin_failed(e, cpu, err, "futexsim probe --check runs the futex loop on chosen CPUs, as perf "
+					      "bench does");
 }
 
 int probe_futex_check_affinity(const struct probe_topology *t, struct fs_error *e)

@@ -233,26 +233,6 @@ bad:
 	return -1;
 }
 
-/* "0-3,6-7" of ascending ids into buf. */
-static void format_ranges(const uint32_t *ids, uint32_t n, char *buf, size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < n && len < size;) {
-		uint32_t j = i;
-
-		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
-			j++;
-		if (j == i)
-			len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu32, len ? "," : "", ids[i]);
-		else
-			len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu32 "-%" PRIu32, len ? "," : "", ids[i],
-						ids[j]);
-		i = j + 1;
-	}
-}
-
 /* ---- the topology ------------------------------------------------------------- */
 
 static void note(struct probe_topology *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1122,7 +1102,7 @@ void probe_topology_print(const struct probe_topology *t, FILE *f)
 	if (linux_ids) {
 		for (uint32_t i = 0; i < t->ncpus; i++)
 			linux_ids[i] = t->cpus[i].linux_id;
-		format_ranges(linux_ids, t->ncpus, ids, sizeof(ids));
+		probe_cpulist(linux_ids, t->ncpus, ids, sizeof(ids));
 		fprintf(f, "  online CPUs %s%s%s\n", ids, t->offline[0] ? ", offline " : "", t->offline);
 		free(linux_ids);
 	}

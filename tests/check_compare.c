@@ -5,7 +5,6 @@
  * or bin/futexsim). */
 #include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +21,6 @@ static const char *const csv_figures[] = { "ops_per_sec",      "stderr_pct",	   
 					   "transfers_per_op", "dram_fills" };
 
 static char dir[64];
-
-/* bin/futexsim with the arguments built like printf; stdout+stderr into *out. */
-static int __attribute__((format(printf, 2, 3))) futexsim_f(char **out, const char *fmt, ...)
-{
-	char args[3072];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return tu_futexsim(args, out);
-}
 
 /* dir/a.h5: 1024 private buckets (linux-6.18); dir/b.h5: 2, much slower */
 static void make_files(void)
@@ -123,7 +110,7 @@ START_TEST(test_self)
 	char *out;
 	int rows = 0;
 
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%' "
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%' "
 					      "--fail-if 'remote_transfers_per_op > +10%%' --fail-if 'total_ops < -1' "
 					      "--fail-if 'transfers>0' --fail-if 'dram_fills > 0%%'",
 				dir, dir),
@@ -153,7 +140,7 @@ START_TEST(test_slower_fails)
 	char *out, *csv;
 	double b, v, d;
 
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%' "
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%' "
 					      "--fail-if 'remote_transfers_per_op > +10%%'",
 				dir, dir),
 			 1);
@@ -162,7 +149,7 @@ START_TEST(test_slower_fails)
 	/* the two buckets of b.h5 are the lines and buckets that changed most */
 	ck_assert_ptr_nonnull(strstr(out, "private hash of process 0 bucket 0 (waiters,lock,chain,priv)"));
 	ck_assert_ptr_nonnull(strstr(out, "  private hash of process 0 bucket 1\n"));
-	ck_assert_int_eq(futexsim_f(&csv, "show --csv %s/a.h5 %s/b.h5", dir, dir), 0);
+	ck_assert_int_eq(tu_futexsimf(&csv, "show --csv %s/a.h5 %s/b.h5", dir, dir), 0);
 	for (size_t i = 0; i < sizeof(csv_figures) / sizeof(csv_figures[0]); i++) {
 		double ca = csv_value(csv, 1, csv_figures[i]), cb = csv_value(csv, 2, csv_figures[i]);
 
@@ -176,13 +163,13 @@ START_TEST(test_slower_fails)
 	free(csv);
 	free(out);
 	/* the other way round it is faster: passes; an absolute threshold fails */
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'total_ops > 100'", dir, dir), 1);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'total_ops > 100'", dir, dir), 1);
 	ck_assert_msg(strstr(out, "compare: FAILED total_ops +") && strstr(out, " > 100 (A "), "%s", out);
 	free(out);
 	/* several files: each against the first, labelled */
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir,
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/a.h5 %s/b.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir,
 				dir),
 			 1);
 	ck_assert_ptr_nonnull(strstr(out, "compare: passed ops_per_sec +0.00% (fails if < -5%; A "));
@@ -199,23 +186,23 @@ START_TEST(test_bad_usage)
 	char *out;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if '%s'", dir, dir, bad[i]), 2);
+		ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --fail-if '%s'", dir, dir, bad[i]), 2);
 		ck_assert_msg(strstr(out, "--fail-if"), "%s", out);
 		free(out);
 	}
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'op_per_sec < -5%%'", dir, dir), 2);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'op_per_sec < -5%%'", dir, dir), 2);
 	ck_assert_msg(strstr(out, "unknown figure 'op_per_sec'") && strstr(out, "known figures: ops_per_sec, ") &&
 			      strstr(out, "remote_transfers_per_op"),
 		      "%s", out);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5", dir), 2);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5", dir), 2);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --frob", dir, dir), 2);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --frob", dir, dir), 2);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/nonexistent.h5", dir, dir), 3);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/nonexistent.h5", dir, dir), 3);
 	ck_assert_ptr_nonnull(strstr(out, "nonexistent.h5"));
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 /etc/hostname --fail-if 'ops_per_sec < -5%%'", dir), 3);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 /etc/hostname --fail-if 'ops_per_sec < -5%%'", dir), 3);
 	free(out);
 }
 END_TEST
@@ -229,9 +216,9 @@ START_TEST(test_json)
 		fprintf(stderr, "check_compare: test_json SKIPPED: no %s\n", PYTHON);
 		return;
 	}
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 > %s/text.out 2>/dev/null", dir, dir, dir), 0);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 > %s/text.out 2>/dev/null", dir, dir, dir), 0);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/a.h5 %s/b.h5 --json > %s/cmp.json 2>/dev/null", dir, dir, dir),
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --json > %s/cmp.json 2>/dev/null", dir, dir, dir),
 			 0);
 	free(out);
 	ck_assert_msg(
@@ -286,11 +273,11 @@ START_TEST(test_groups)
 			 0);
 	free(out);
 	for (int s = 1; s <= 3; s++) {
-		ck_assert_int_eq(futexsim_f(&out, "show --csv %s/ga/s%d.h5", dir, s), 0);
+		ck_assert_int_eq(tu_futexsimf(&out, "show --csv %s/ga/s%d.h5", dir, s), 0);
 		mean += csv_value(out, 1, "ops_per_sec") / 3;
 		free(out);
 	}
-	status = futexsim_f(&out, "compare %s/ga %s/gb --json --fail-if 'ops_per_sec < -5%%'", dir, dir);
+	status = tu_futexsimf(&out, "compare %s/ga %s/gb --json --fail-if 'ops_per_sec < -5%%'", dir, dir);
 	ck_assert_int_eq(status, 1);
 	p = strstr(out, "\"ops_per_sec\": {\"base\": ");
 	ck_assert_ptr_nonnull(p);
@@ -303,7 +290,7 @@ START_TEST(test_groups)
 	ck_assert(pval < 0.01);
 	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED ops_per_sec"));
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/ga %s/ga --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/ga %s/ga --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
 	ck_assert_ptr_nonnull(strstr(out, "means of 3 runs (base) and 3"));
 	ck_assert_msg(strstr(out, "  ops_per_sec ") && strstr(strstr(out, "  ops_per_sec "), " +0 ") &&
 			      strstr(strstr(out, "  ops_per_sec "), "+0.00%  1 "),
@@ -311,7 +298,7 @@ START_TEST(test_groups)
 	free(out);
 	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/empty", dir), 0);
 	free(out);
-	ck_assert_int_eq(futexsim_f(&out, "compare %s/ga %s/empty", dir, dir), 3);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/ga %s/empty", dir, dir), 3);
 	ck_assert_ptr_nonnull(strstr(out, "no result files (*.h5) in it"));
 	free(out);
 }

@@ -80,6 +80,17 @@ int tu_futexsim(const char *args, char **output)
 	return tu_shell(cmd, output);
 }
 
+int tu_futexsimf(char **output, const char *fmt, ...)
+{
+	char args[3072];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return tu_futexsim(args, output);
+}
+
 int tu_shell(const char *command, char **output)
 {
 	char cmd[8192];

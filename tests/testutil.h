@@ -38,6 +38,9 @@ const char *tu_bin(void);
  * (malloc'd) and returns the exit status. */
 int tu_futexsim(const char *args, char **output);
 
+/* tu_futexsim with the arguments built like printf. */
+int tu_futexsimf(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The same for a whole /bin/sh command line. */
 int tu_shell(const char *command, char **output);
 
