@@ -21,7 +21,7 @@ void procset_params_free(struct procset_params *p)
 	p->cpus = NULL;
 }
 
-int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per_cpu, struct procset_params *p,
+int procset_parse(const struct yt_node *n, const struct machine *m, struct procset_params *p,
 		  struct fs_error *e)
 {
 	static const char *const thread_starts[] = { "together", "as_created", NULL };
@@ -42,14 +42,6 @@ int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per
 	    cfg_get_duration(n, "churn_interval", 0, 0, PS_PER_S, &p->churn_interval, e) < 0)
 		return -1;
 	p->staggered = thread_start == 1;
-	if (one_per_cpu && p->threads > p->ncpus) {
-		const struct yt_node *t = yt_get(n, "threads");
-
-		return fs_fail_at(e, t ? &t->mark : &n->mark,
-				  "threads: %u threads but the CPU list has %u CPUs (this workload pins one thread "
-				  "per CPU)",
-				  p->threads, p->ncpus);
-	}
 	if (p->processes > p->threads) {
 		const struct yt_node *q = yt_get(n, "processes");
 

@@ -43,9 +43,9 @@ struct procset_params {
 #define PROCSET_KEYS \
 	"threads", "cpus", "processes", "threads_start", "create_interval", "start_skew", "churn_interval"
 
-/* `one_per_cpu`: more threads than CPUs is an error (the workload pins one thread
- * per CPU); otherwise threads share CPUs round-robin. */
-int procset_parse(const struct yt_node *n, const struct machine *m, bool one_per_cpu, struct procset_params *p,
+/* Thread i runs on cpus[i % ncpus]: more threads than CPUs share them round-robin
+ * (perf bench pins thread i to online CPU i mod N). */
+int procset_parse(const struct yt_node *n, const struct machine *m, struct procset_params *p,
 		  struct fs_error *e);
 void procset_params_free(struct procset_params *p);
 

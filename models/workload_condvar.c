@@ -89,7 +89,7 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 	*params = p;
 	if (!p)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	if (cfg_check_keys(n, "workload", keys, e) < 0 || procset_parse(n, m, false, &p->pp, e) < 0 ||
+	if (cfg_check_keys(n, "workload", keys, e) < 0 || procset_parse(n, m, &p->pp, e) < 0 ||
 	    usync_parse(n, &p->up, e) < 0 || cfg_get_enum(n, "pattern", pattern_names, PAT_BARRIER, &p->pattern, e) < 0 ||
 	    cfg_get_u32(n, "groups", 1, 1, MAX_GROUPS, &p->groups, e) < 0 ||
 	    cfg_get_enum(n, "broadcast", broadcast_names, 0, &broadcast, e) < 0 ||

@@ -69,7 +69,7 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (cfg_check_keys(n, "workload", keys, e) < 0)
 		return -1;
-	if (procset_parse(n, m, true, &p->pp, e) < 0)
+	if (procset_parse(n, m, &p->pp, e) < 0)
 		return -1;
 	if (cfg_get_u32(n, "futexes", 1024, 1, MAX_FUTEXES, &p->futexes, e) < 0 ||
 	    cfg_get_bool(n, "shared", false, &p->shared, e) < 0 ||

@@ -57,7 +57,7 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 	*params = p;
 	if (!p)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	if (cfg_check_keys(n, "workload", keys, e) < 0 || procset_parse(n, m, false, &p->pp, e) < 0 ||
+	if (cfg_check_keys(n, "workload", keys, e) < 0 || procset_parse(n, m, &p->pp, e) < 0 ||
 	    usync_parse(n, &p->up, e) < 0)
 		return -1;
 	if (cfg_get_u32(n, "mutexes", 1, 1, MAX_MUTEXES, &p->mutexes, e) < 0 ||
