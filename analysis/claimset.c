@@ -463,6 +463,39 @@ static int check_auto_sizing(const struct claim *c, const struct claim_options *
 	return 0;
 }
 
+static int check_preempt_rt(const struct claim *c, const struct claim_options *o, struct claim_result *r,
+			    struct fs_error *e)
+{
+	static const char *const kernels[2] = { "kernel=linux-6.18", "kernel=linux-6.18-rt" };
+	static const char *const sizes[2] = { "kernel.private_hash.buckets=16", "kernel.private_hash.buckets=4096" };
+	double tp[2][2], asleep[2][2];
+
+	for (int k = 0; k < 2; k++)
+		for (int b = 0; b < 2; b++) {
+			const char *sets[] = { kernels[k], sizes[b], NULL };
+			struct run a;
+			simtime_t slept = 0, span;
+
+			if (run(&a, o, c->scenario, sets, e) < 0)
+				return release(&a), -1;
+			tp[k][b] = point_averaged(&a.s);
+			for (uint32_t i = 0; i < a.s.tasks.n; i++)
+				slept += a.s.tasks.v[i].slept_ps;
+			span = a.s.tasks.window_end - a.s.tasks.window_start;
+			asleep[k][b] = span ? (double)slept / ((double)span * a.s.tasks.n) : 0;
+			release(&a);
+		}
+	double small = tp[1][0] / tp[0][0], large = tp[1][1] / tp[0][1];
+
+	r->holds = small < large - 0.1 && large > 0.8 && asleep[0][0] == 0 && asleep[1][0] > asleep[1][1];
+	figures(r,
+		"PREEMPT_RT vs not, ops/s: 16 buckets %.0f vs %.0f (x%.2f), 4096 buckets %.0f vs %.0f (x%.2f); "
+		"thread time asleep on RT %.1f%% (16) vs %.1f%% (4096), without RT %.1f%%",
+		tp[1][0], tp[0][0], small, tp[1][1], tp[0][1], large, 100 * asleep[1][0], 100 * asleep[1][1],
+		100 * asleep[0][0]);
+	return 0;
+}
+
 static const struct claim list[] = {
 	{ "mmap-sem", "2.6.18, 16 threads of one process on 2 nodes: the hottest line is the mmap_sem, not a bucket lock",
 	  "scenarios/claims/mmap-sem-2.6.18.yaml", true, check_mmap_sem },
@@ -479,6 +512,9 @@ static const struct claim list[] = {
 	  "scenarios/claims/refcount.yaml", true, check_refcount },
 	{ "auto-sizing", "thread creation one by one grows the private hash step by step to the clamp, resizes visible in time",
 	  "scenarios/claims/auto-sizing.yaml", true, check_auto_sizing },
+	{ "preempt-rt", "on PREEMPT_RT a contended bucket lock sleeps: a small private hash loses far more against a "
+			"non-RT kernel than a large one",
+	  "scenarios/claims/preempt-rt.yaml", false, check_preempt_rt },
 };
 
 const struct claim *claims(size_t *n)

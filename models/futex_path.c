@@ -139,11 +139,25 @@ static void step_waiters_dec2(struct path_builder *b)
 	emit_waiters(b, OPND_BUCKET2_FIELD, false);
 }
 
+/* The local work of the lock's slow path, spent only when it is contended: the
+ * queued spinlock's MCS node, or PREEMPT_RT's rtlock waiter. */
+static simtime_t lock_slowpath_ps(const struct path_builder *b)
+{
+	return b->costs_ps[b->k->preempt_rt ? KC_RTLOCK_SLOWPATH : KC_LOCK_SLOWPATH];
+}
+
+/* PREEMPT_RT's spin_lock()/spin_unlock() do work of their own around the lock
+ * word (rt_spin_lock() in kernel/locking/spinlock_rt.c) */
+static void emit_rtlock_fast(struct path_builder *b)
+{
+	if (b->k->preempt_rt)
+		path_emit_work(b, b->costs_ps[KC_RTLOCK_FAST]);
+}
+
 static void step_lock(struct path_builder *b)
 {
-	/* work_ps: local work of the MCS slow path, spent only when the lock is contended */
-	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK,
-				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
+	emit_rtlock_fast(b);
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK, .work_ps = lock_slowpath_ps(b) });
 }
 
 static void step_read_uval(struct path_builder *b)
@@ -155,6 +169,7 @@ static void step_read_uval(struct path_builder *b)
 static void step_unlock(struct path_builder *b)
 {
 	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_BUCKET_LOCK });
+	emit_rtlock_fast(b);
 }
 
 static void emit_hash_put(struct path_builder *b, enum uop_operand bucket)
@@ -212,16 +227,18 @@ static void step_requeue_walk(struct path_builder *b)
 /* double_lock_hb: the lower-addressed bucket first, then the other if it differs */
 static void step_double_lock(struct path_builder *b)
 {
-	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_FIRST,
-				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
-	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_SECOND,
-				   .work_ps = b->costs_ps[KC_LOCK_SLOWPATH] });
+	emit_rtlock_fast(b);
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_FIRST, .work_ps = lock_slowpath_ps(b) });
+	emit_rtlock_fast(b);
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_LOCK_SECOND, .work_ps = lock_slowpath_ps(b) });
 }
 
 static void step_double_unlock(struct path_builder *b)
 {
 	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_LOCK_FIRST });
+	emit_rtlock_fast(b);
 	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_LOCK_SECOND });
+	emit_rtlock_fast(b);
 }
 
 /* the requeue's value check: a changed value ends it (patched to the double unlock) */

@@ -12,7 +12,7 @@ const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
 	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",
-	"schedule", NULL,
+	"schedule", "rtlock_fast", "rtlock_slowpath", NULL,
 };
 /* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
  * Hash and refcount costs default to the chosen function's and mode's own figures. */
@@ -25,6 +25,8 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_FIND_VMA] = 60,      /* the mmap_cache check, or a short walk of the VMA rbtree */
 	[KC_CHAIN_ENTRY] = 15,   /* futex_match: compare a queued key with ours, follow the list */
 	[KC_SCHEDULE] = 2000,    /* schedule() away from a waiter to idle, with mitigations (~1 us) */
+	[KC_RTLOCK_FAST] = 20,   /* rcu_read_lock() and migrate_disable() around the lock, their undo at unlock */
+	[KC_RTLOCK_SLOWPATH] = 300, /* irq-off wait_lock section, waiter init and rbtree insert, state changes */
 };
 
 uint32_t roundup_pow2(uint64_t v)
@@ -320,7 +322,7 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
 					    "key_order", "layout", "costs", "hash_costs", "rcu_grace_period",
-					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "path",
+					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "preempt_rt", "path",
 					    NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
@@ -344,6 +346,7 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	     * 8+ CPUs (kernel/sched/fair.c, 6.6+) */
 	    cfg_get_duration(root, "timeslice", 3 * PS_PER_MS, 1, PS_PER_S, &k->timeslice_ps, e) < 0 ||
 	    cfg_get_bool(root, "private_flag", true, &k->private_flag, e) < 0 ||
+	    cfg_get_bool(root, "preempt_rt", false, &k->preempt_rt, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
 	    parse_costs(k, yt_get(root, "costs"), yt_get(root, "hash_costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
 		return -1;

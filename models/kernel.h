@@ -63,6 +63,8 @@ enum kernel_cost {
 	KC_FIND_VMA,     /* find_vma: walking the VMA tree (2.6 key lookup) */
 	KC_CHAIN_ENTRY,  /* per entry of a bucket's chain walked (key compare) */
 	KC_SCHEDULE,     /* a waiter scheduling out (the switch away from it) */
+	KC_RTLOCK_FAST,  /* PREEMPT_RT: rt_spin_lock()/rt_spin_unlock()'s own work around the cmpxchg */
+	KC_RTLOCK_SLOWPATH, /* PREEMPT_RT: the rtlock slow path's local work (waiter setup, state) */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */
@@ -103,6 +105,7 @@ struct kernel_design {
 	simtime_t context_switch_ps;   /* a CPU switching from one runnable thread to another */
 	simtime_t timeslice_ps;        /* a thread runs this long before others on its CPU get a turn */
 	bool private_flag;             /* FUTEX_PRIVATE_FLAG (2.6.22+): private ops skip the mm lookup */
+	bool preempt_rt;               /* CONFIG_PREEMPT_RT: the bucket lock is a sleeping rtlock */
 	struct kernel_path paths[FOP_NKINDS];
 };
 

@@ -49,7 +49,7 @@ uint32_t spinlock_add(struct spinlocks *s)
 	return s->n++;
 }
 
-static void enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime_t now)
+void spinlock_enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime_t now)
 {
 	s->next[r] = SPIN_NONE;
 	s->queued_at[r] = now;
@@ -91,7 +91,7 @@ enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simt
 	*prev = l->qtail;
 	if (take_if_free(l, r))
 		return SPIN_ACQUIRED;
-	enqueue(s, l, r, now);
+	spinlock_enqueue(s, l, r, now);
 	return *prev == SPIN_NONE ? SPIN_HEAD : SPIN_QUEUE;
 }
 

@@ -99,6 +99,10 @@ void spinlock_release(struct spinlocks *s, uint32_t lock, uint32_t r);
 
 void spinlocks_reset_stats(struct spinlocks *s);
 
+/* Appends r to l's queue (qhead..qtail in arrival order), waiting since `now`;
+ * for the lock variants that share this storage (models/rtlock.h). */
+void spinlock_enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime_t now);
+
 /* Bytes that `nlocks` spinlocks take (an array doubling from 1024). */
 uint64_t spinlocks_bytes(uint64_t nlocks);
 

@@ -214,6 +214,11 @@ static void run(struct tasks *ts, struct task *t)
 				t->pc++;
 				break;
 			}
+			if (ts->preempt_rt) {
+				if (!rtunlock_run(ts, t))
+					return;
+				break;
+			}
 			if (!line_access(ts, t, t->lock_line, ACCESS_WRITE, TS_UNLOCK))
 				return;
 			lock_release_done(ts, t);
@@ -313,7 +318,10 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 		lock_taken(ts, t, t->lock);
 		break;
 	case TS_UNLOCK:
-		lock_release_done(ts, t);
+		if (ts->preempt_rt)
+			rtunlock_access_done(ts, t); /* done, or on to its next stage */
+		else
+			lock_release_done(ts, t);
 		break;
 	case TS_RWSEM_ACCESS:
 		if (!rwsem_access_done(ts, t))
@@ -357,7 +365,9 @@ static void on_wake(void *ctx, uint32_t task)
 
 	if (ts->eng->now > from)
 		t->slept_ps += ts->eng->now - from;
-	t->pc++;
+	t->rt_woken = false;
+	if (!t->rt_queued) /* an rtlock's waiter retries its lock micro-op */
+		t->pc++;
 	cpu_enter(ts, t, ts->eng->now);
 }
 

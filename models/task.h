@@ -52,7 +52,8 @@ enum task_state {
 	TS_USER_ACCESS,  /* waiting for the line of a user-space atomic on its futex word */
 	TS_WAITERS_ACCESS, /* waiting for the line of a bucket's waiters count */
 	TS_WALK_ACCESS,  /* walking a chain: waiting for a line */
-	TS_SLEEP,      /* asleep (a semaphore's or a futex's queue), not using its CPU */
+	TS_RT_SPIN,    /* PREEMPT_RT: the bucket lock's top waiter spinning on its running owner */
+	TS_SLEEP,      /* asleep (a semaphore's, a futex's or an rtlock's queue), not using its CPU */
 	TS_READY       /* runnable, waiting in its CPU's run queue */
 };
 
@@ -94,6 +95,9 @@ struct task {
 	uint8_t lock_stage;           /* the next access of a lock micro-op (enum lock_stage) */
 	uint32_t lock, lock_line;     /* the spinlock of the lock/unlock micro-op in progress */
 	uint8_t locks_held;           /* bucket locks it holds (0 to 2) */
+	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
+	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
+	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
 	bool background;              /* not one of the workload's threads: never counts as busy */
 	bool uncounted;               /* its program completions are not ops: the workload counts */
 	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
@@ -152,6 +156,7 @@ struct tasks {
 	simtime_t wakeup_latency_ps;  /* a woken sleeper runs this long after its waker (idle CPU) */
 	simtime_t context_switch_ps;  /* a CPU going from one task to another */
 	simtime_t timeslice_ps;
+	bool preempt_rt;              /* bucket locks are PREEMPT_RT's sleeping spinlock_t (models/rtlock.h) */
 
 	uint32_t n;
 	struct task *v;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "models/task_lock.h"
 
+#include "models/rtlock.h"
 #include "models/task_access.h"
 #include "models/task_cpu.h"
 
@@ -63,6 +64,8 @@ enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t loc
 {
 	uint32_t prev;
 
+	if (ts->preempt_rt)
+		return rtlock_access_done(ts, t);
 	switch (t->lock_stage) {
 	case LS_CMPXCHG:
 		switch (spinlock_try(ts->locks, lock, t->id, ts->eng->now)) {
@@ -117,6 +120,126 @@ bool lock_run(struct tasks *ts, struct task *t)
 	}
 }
 
+/* --- PREEMPT_RT's sleeping spinlock_t (models/rtlock.h) --- */
+
+static bool on_cpu(const struct tasks *ts, const struct task *t)
+{
+	return ts->cpu_current[t->cpu] == t->id;
+}
+
+enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
+{
+	uint32_t lock = t->lock, owner;
+	bool taken;
+
+	if (t->lock_stage == LS_CMPXCHG) {
+		taken = rtlock_try_fast(ts->locks, lock, t->id);
+		if (!taken) {
+			/* rtlock_slowlock(): the wait_lock (an RMW of the same line) and,
+			 * around it, the waiter's setup: local work */
+			t->clock += work_time(ts, t, t->prog[t->pc].work_ps);
+			t->burst_line = COH_NONE;
+			t->lock_stage = LS_RT_SLOW;
+			return LOCK_NEXT;
+		}
+	} else {
+		taken = rtlock_try_take(ts->locks, lock, t->id, t->rt_queued, ts->eng->now);
+	}
+	if (taken) {
+		t->rt_queued = false;
+		t->lock_taken_at = t->clock;
+		lock_held(t);
+		return LOCK_HELD;
+	}
+	if (!t->rt_queued) {
+		rtlock_enqueue(ts->locks, lock, t->id, ts->eng->now);
+		t->rt_queued = true;
+	}
+	t->burst_line = COH_NONE;
+	owner = ts->locks->locks[lock].holder;
+	if (rtlock_top(ts->locks, lock) == t->id && on_cpu(ts, &ts->v[owner])) {
+		/* rtmutex_spin_on_owner(): until the owner lets go or leaves its CPU */
+		t->state = TS_RT_SPIN;
+		return LOCK_WAITING;
+	}
+	/* schedule_rtlock(); woken by an unlock (as the top waiter), it retries */
+	task_sleep(ts, t);
+	return LOCK_WAITING;
+}
+
+void rtlock_spin_ended(struct tasks *ts, struct task *t)
+{
+	t->clock = ts->eng->now;
+	t->state = TS_RUN;
+	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
+}
+
+/* The owner left its CPU holding `lock`: a top waiter spinning on it sleeps. */
+static void rtlock_owner_off_cpu(struct tasks *ts, uint32_t lock)
+{
+	uint32_t top = rtlock_top(ts->locks, lock);
+
+	if (top != SPIN_NONE && ts->v[top].state == TS_RT_SPIN) {
+		ts->v[top].clock = ts->eng->now;
+		task_sleep(ts, &ts->v[top]);
+	}
+}
+
+/* On PREEMPT_RT a spinlock_t section is preemptible: a holder whose time slice
+ * ran out while it held the lock, with another task waiting for its CPU, was
+ * preempted inside the section. The model does it before the unlock. */
+static bool slice_ended_in_section(const struct tasks *ts, const struct task *t)
+{
+	return !t->background && ts->runq_head[t->cpu] != TASK_NONE &&
+	       t->lock_taken_at - t->slice_start < ts->timeslice_ps && t->clock - t->slice_start >= ts->timeslice_ps;
+}
+
+bool rtunlock_access_done(struct tasks *ts, struct task *t)
+{
+	uint32_t top;
+
+	if (t->lock_stage == LS_CMPXCHG && rtlock_top(ts->locks, t->lock) != SPIN_NONE) {
+		/* waiters: the cmpxchg fails; rt_mutex_slowunlock() takes the wait_lock,
+		 * at the engine's time since it wakes the top waiter */
+		t->lock_stage = LS_RT_SLOW;
+		t->burst_line = COH_NONE;
+		return false;
+	}
+	top = rtlock_release(ts->locks, t->lock, t->id);
+	t->locks_held--;
+	t->lock_stage = LS_CMPXCHG;
+	t->pc++;
+	if (top != SPIN_NONE) {
+		struct task *w = &ts->v[top];
+
+		if (w->state == TS_RT_SPIN) {
+			rtlock_spin_ended(ts, w);
+		} else if (w->state == TS_SLEEP && !w->rt_woken) {
+			w->rt_woken = true;
+			task_wake(ts, w);
+		}
+	}
+	return true;
+}
+
+bool rtunlock_run(struct tasks *ts, struct task *t)
+{
+	if (t->lock_stage == LS_CMPXCHG && slice_ended_in_section(ts, t)) {
+		if (!catch_up(ts, t))
+			return false;
+		if (task_preempted(ts, t)) {
+			rtlock_owner_off_cpu(ts, t->lock);
+			return false;
+		}
+	}
+	for (;;) {
+		if (!line_access(ts, t, t->lock_line, ACCESS_RMW, TS_UNLOCK))
+			return false;
+		if (rtunlock_access_done(ts, t))
+			return true;
+	}
+}
+
 /* --- rw semaphores (models/rwsem.h) --- */
 
 /* Wakes every waiter the semaphore can now go to. */
@@ -156,6 +279,6 @@ void lock_handed_over(struct tasks *ts, struct task *t)
 
 bool task_in_bucket_lock(const struct task *t)
 {
-	return t->locks_held || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS || t->state == TS_LOCK_SPIN ||
-	       t->state == TS_LOCK_TAKE;
+	return t->locks_held || t->rt_queued || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS ||
+	       t->state == TS_LOCK_SPIN || t->state == TS_LOCK_TAKE || t->state == TS_RT_SPIN;
 }

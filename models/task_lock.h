@@ -22,8 +22,9 @@
 
 #include "models/task.h"
 
-/* The accesses a lock micro-op makes to the lock's line, in order. */
-enum lock_stage { LS_CMPXCHG, LS_TRYREAD, LS_XCHG };
+/* The accesses a lock micro-op makes to the lock's line, in order; PREEMPT_RT's
+ * lock and unlock: the cmpxchg, then the wait_lock's (LS_RT_SLOW). */
+enum lock_stage { LS_CMPXCHG, LS_TRYREAD, LS_XCHG, LS_RT_SLOW };
 /* After one access: go on to the next stage, the lock is held, or wait. */
 enum lock_result { LOCK_NEXT, LOCK_HELD, LOCK_WAITING };
 
@@ -48,6 +49,17 @@ static inline void lock_release_done(struct tasks *ts, struct task *t)
 	t->locks_held--;
 	t->pc++;
 }
+/* PREEMPT_RT (ts->preempt_rt): the lock micro-op's RMW of the current stage was
+ * granted: take the lock, go on to the slow path, or wait (spin on the owner or
+ * sleep). LOCK_WAITING also when the lock was taken but the task lost its CPU. */
+enum lock_result rtlock_access_done(struct tasks *ts, struct task *t);
+/* Runs the unlock micro-op from its current stage; true once done. A holder
+ * whose time slice ran out while it held the lock is preempted first (false). */
+bool rtunlock_run(struct tasks *ts, struct task *t);
+/* The unlock's RMW of the current stage was granted; true when the micro-op is done. */
+bool rtunlock_access_done(struct tasks *ts, struct task *t);
+/* A top waiter spinning on the owner (TS_RT_SPIN) was told the owner let go. */
+void rtlock_spin_ended(struct tasks *ts, struct task *t);
 /* Whether t holds a bucket lock or is on its way to one. */
 bool task_in_bucket_lock(const struct task *t);
 

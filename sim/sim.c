@@ -66,6 +66,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->tasks.wakeup_latency_ps = s->k->wakeup_latency_ps;
 	s->tasks.context_switch_ps = s->k->context_switch_ps;
 	s->tasks.timeslice_ps = s->k->timeslice_ps;
+	s->tasks.preempt_rt = s->k->preempt_rt;
 	s->tasks.window_start = s->warmup_end;
 	s->tasks.window_end = s->end;
 	s->world = (struct world){ .m = s->m, .k = s->k, .eng = &s->eng, .coh = &s->coh, .mem = &s->mem,
