@@ -171,6 +171,9 @@ struct tasks {
 	void *program_done_ctx;
 	task_hook_fn op_counted;   /* every counted op (for time series) */
 	void *op_counted_ctx;
+	task_hook_fn slept;        /* the workload's, when one of its tasks goes to sleep (or NULL) */
+	void *slept_ctx;
+	bool finished;             /* the workload has done all it does: the run ends now */
 	bool stalled;                 /* a task's programs stopped advancing its clock: run stopped */
 };
 

@@ -89,6 +89,8 @@ void task_sleep(struct tasks *ts, struct task *t)
 	t->slept_at = t->clock;
 	if (!t->background)
 		cpu_release(ts, t->cpu, t->clock);
+	if (ts->slept)
+		ts->slept(ts->slept_ctx, t);
 }
 
 /* At the end of an op: a task that has used its slice lets the next runnable one run. */

@@ -288,6 +288,32 @@ static void user_atomic(struct usync *u, struct task *t, enum usync_prog p, stru
 	t->newval = newval;
 }
 
+void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val)
+{
+	user_atomic(u, t, UP_WAIT, f, val, 0, 0);
+	count(u, t, &u->tasks[t->id].waits, 1);
+}
+
+void usync_futex_wake(struct usync *u, struct task *t, struct usync_futex *f, uint32_t nwake)
+{
+	set_prog(u, t, UP_WAKE, f, 0);
+	t->nwake = nwake;
+	t->nrequeue = 0;
+	count(u, t, &u->tasks[t->id].wakes, 1);
+}
+
+void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
+			 struct usync_futex *f2, uint32_t nwake, uint32_t nrequeue)
+{
+	set_prog(u, t, UP_REQUEUE, f, 0);
+	t->word2 = &f2->w;
+	t->target2 = f2->target;
+	t->expected = cmpval;
+	t->nwake = nwake;
+	t->nrequeue = nrequeue;
+	count(u, t, &u->tasks[t->id].requeues, 1);
+}
+
 static void acquired(struct usync *u, struct task *t)
 {
 	struct usync_task *ut = &u->tasks[t->id];

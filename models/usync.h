@@ -124,6 +124,15 @@ void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t
 void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
 			  simtime_t work);
 
+/* Bare futex calls, for workloads that drive the kernel directly (perf bench's
+ * suites): task t's next program is FUTEX_WAIT(f, val), FUTEX_WAKE(f, nwake) or
+ * FUTEX_CMP_REQUEUE(f, cmpval, f2, nwake, nrequeue). The workload reads the
+ * outcome (t->walk.woken, t->walk.moved) in its program_done, without usync_step. */
+void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val);
+void usync_futex_wake(struct usync *u, struct task *t, struct usync_futex *f, uint32_t nwake);
+void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
+			 struct usync_futex *f2, uint32_t nwake, uint32_t nrequeue);
+
 /* From program_done, after each program of a protocol: advances the protocol and
  * sets the next program. True when the protocol has finished (a lock is then
  * held: usync_holds; its latency is recorded). */

@@ -10,6 +10,7 @@
 #ifndef FUTEXSIM_WORKLOAD_H
 #define FUTEXSIM_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,9 +59,14 @@ struct workload_type {
 						     reported; the rest do background work */
 	int (*setup)(const struct world *world, const void *params, void **state, struct fs_error *e);
 	void (*program_done)(void *state, struct task *t);
-	/* perf's own header line ("Run summary ...") and per-thread label */
-	void (*print_header)(const void *params, double secs, FILE *out);
+	/* perf's own header line ("Run summary ...", from the parameters and the built
+	 * state) and per-thread label */
+	void (*print_header)(const void *params, const void *state, double secs, FILE *out);
 	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);
+	/* The suites that repeat runs (wake, requeue): the lines perf prints per run
+	 * ([Run N]: ...) or, with `summary`, its last line, in place of the per-thread
+	 * lines and the Averaged line. NULL: those (perf's hash suite). */
+	void (*print_perf)(const void *state, bool summary, FILE *out);
 	/* its own figures (NULL: none beyond the common ones) */
 	void (*figures)(const void *state, struct workload_figures *out);
 	void (*free_state)(void *state);

@@ -356,8 +356,9 @@ static int setup(const struct world *world, const void *params, void **state, st
 	return usync_start(&w->u, &w->ps, e);
 }
 
-static void print_header(const void *params, double secs, FILE *out)
+static void print_header(const void *params, const void *state, double secs, FILE *out)
 {
+	(void)state;
 	const struct condvar_params *p = params;
 
 	if (p->pattern == PAT_BARRIER)

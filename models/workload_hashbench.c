@@ -392,8 +392,9 @@ static void program_done(void *state, struct task *t)
 	select_program(h, t);
 }
 
-static void print_header(const void *params, double secs, FILE *out)
+static void print_header(const void *params, const void *state, double secs, FILE *out)
 {
+	(void)state;
 	const struct hashbench_params *p = params;
 
 	fprintf(out, "Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %.6g secs.\n\n",

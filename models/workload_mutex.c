@@ -216,8 +216,9 @@ static void program_done(void *state, struct task *t)
 	next_lock(w, t);
 }
 
-static void print_header(const void *params, double secs, FILE *out)
+static void print_header(const void *params, const void *state, double secs, FILE *out)
 {
+	(void)state;
 	const struct mutex_params *p = params;
 
 	fprintf(out, "Run summary: %u threads taking %u %s mutexes (%s pick) for %.6g secs.\n\n", p->pp.threads,

@@ -451,6 +451,8 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 	    put_u64(o, g, "directory_reads", r->directory_reads, H5_U_COUNT, e) < 0 ||
 	    put_u64(o, g, "warmup", r->warmup_ps, H5_U_PS, e) < 0 || put_u64(o, g, "window", r->window_ps, H5_U_PS, e) < 0 ||
 	    put_text(o, g, "perf_header", r->perf_header, e) < 0 ||
+	    (r->perf_summary && (put_text(o, g, "perf_runs", r->perf_runs, e) < 0 ||
+				 put_text(o, g, "perf_summary", r->perf_summary, e) < 0)) ||
 	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, r->node_transfers, H5_U_COUNT, e) < 0 ||
 	    put_transfers(o, g, "transfers", 1, &three, NULL, 0, r->transfers, NULL, e) < 0)
 		goto out;

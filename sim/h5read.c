@@ -561,6 +561,12 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	r->workload = r->kernel ? attr_str(rd, "summary", "workload") : NULL;
 	r->overrides = r->workload ? read_overrides(rd) : NULL;
 	r->perf_header = r->overrides ? read_text(rd, "summary/perf_header") : NULL;
+	if (r->perf_header && exists(rd, "summary/perf_summary")) {
+		r->perf_runs = read_text(rd, "summary/perf_runs");
+		r->perf_summary = r->perf_runs ? read_text(rd, "summary/perf_summary") : NULL;
+		if (!r->perf_summary)
+			return -1;
+	}
 	if (!r->perf_header || attr_num(rd, "provenance", "seed", H5T_NATIVE_UINT64, &r->seed) < 0 ||
 	    attr_num(rd, "provenance", "wall_seconds", H5T_NATIVE_DOUBLE, &r->wall_secs) < 0 ||
 	    attr_num(rd, "provenance", "events", H5T_NATIVE_UINT64, &r->events) < 0 ||

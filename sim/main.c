@@ -104,10 +104,11 @@ static const char usage_run[] =
 	"the mean over threads of each thread's simulated ops per simulated second and X the\n"
 	"standard error of that mean in percent (as perf computes them), then futexsim's own\n"
 	"figures: total ops, line transfers within an SMT core, within a node and across nodes,\n"
-	"DRAM fills, for blocking workloads (mutex, condvar) their waits, wakes, latency\n"
+	"DRAM fills, for blocking workloads (mutex, condvar, ...) their waits, wakes, latency\n"
 	"percentiles and resizes, and the hottest lines. An op is a FUTEX_WAIT call\n"
 	"(hash-bench), a lock acquisition (mutex), a barrier passed or an item put or taken\n"
-	"(condvar). The header is printed before the run, the figures after it; standard\n"
+	"(condvar), a thread back from its wait (wake, wake-parallel, requeue: perf's lines\n"
+	"per run and its summary line replace the Averaged line). The header is printed before the run, the figures after it; standard\n"
 	"output is line-buffered and the same, byte for byte, for the same scenario and seed.\n"
 	"Standard error gets the simulation speed ('  wall time W s for O simulated ops and\n"
 	"E events: ...'), where the results went, the progress, and errors.\n"
@@ -163,7 +164,7 @@ static const char usage_run[] =
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
-	"mutex or condvar), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
+	"mutex, condvar, wake, wake-parallel or requeue), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
 	"output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
 

@@ -22,104 +22,142 @@
 #define DEFAULT_RUNTIME 0.01
 #define MAX_RUNTIME 3600.0
 #define MAX_BENCH_SETS 16
+#define MAX_REPEAT 100000u
+/* The repeated-run suites end when their runs are done; the simulated time allowed. */
+#define SUITE_TIME_LIMIT "10s"
 
 const char perfbench_usage[] =
-	"usage: futexsim bench futex hash [-t N] [-f N] [-b N] [-S] [-s] [-r SECS] [-m] [-v]\n"
-	"                                 [--machine NAME] [--kernel NAME] [--scenario FILE]\n"
-	"                                 [--cpus LIST]\n"
+	"usage: futexsim bench [-r N] futex SUITE [OPTIONS] [-v] [--machine NAME] [--kernel NAME]\n"
+	"                      [--scenario FILE] [--cpus LIST]\n"
 	"\n"
-	"perf bench futex hash, simulated: the same options and the same output, line for\n"
-	"line (perf 6.16+): '# Running 'futex/hash' benchmark:', 'Run summary [PID 0]: ...',\n"
-	"a per-thread line each (unless -s), 'Averaged N operations/sec (+- X%), total\n"
-	"secs = S' and 'Futex hashing: ...' (global hash, N hash buckets, or auto resized to\n"
-	"N buckets). Differences from perf: the PID is the simulated process's, 0; times\n"
-	"are simulated seconds, printed as whole seconds as perf prints them (0 for the\n"
-	"default 0.01 s: -v prints the exact times); standard output is the same, byte for\n"
-	"byte, for the same options. No result file is written (futexsim run writes one).\n"
-	"Only the futex hash benchmark is simulated.\n"
+	"perf bench futex, simulated: perf's suites, options and output, line for line.\n"
+	"SUITE: hash, wake, wake-parallel or requeue (lock-pi and requeue -p need PI futexes,\n"
+	"which are not simulated). Differences from perf: the PID is the simulated\n"
+	"process's, 0, and addresses are simulated ones; times are simulated, printed\n"
+	"with perf's resolution (hash: whole seconds, 0 for the default 0.01 s; the other\n"
+	"suites: whole microseconds, as perf's tv_usec), -v prints the exact figures;\n"
+	"standard output is the same, byte for byte, for the same options. No result file\n"
+	"is written (futexsim run writes one; the suites are workload.type hash-bench, wake,\n"
+	"wake-parallel and requeue).\n"
 	"\n"
-	"perf's options:\n"
-	"  -t, --threads N    threads, each pinned to a CPU in turn (default: every CPU of\n"
-	"                     the machine, or of --cpus)\n"
-	"  -f, --futexes N    futexes per thread (default 1024)\n"
+	"perf bench's option:\n"
+	"  -r, --repeat N     wake, wake-parallel, requeue: runs (default 10)\n"
+	"Every suite's options (perf's):\n"
+	"  -t, --threads N    threads, thread i pinned to CPU i mod N (default: every CPU\n"
+	"                     of the machine, or of --cpus)\n"
 	"  -b, --buckets N    the private hash's buckets (kernel.private_hash.buckets=N);\n"
 	"                     0: the global hash; -1 or absent: the kernel's own sizing\n"
 	"  -S, --shared       shared futexes instead of private ones\n"
-	"  -s, --silent       no per-thread lines\n"
+	"  -s, --silent       no per-thread (hash) or per-run lines\n"
+	"  -m, --mlockall     accepted; no effect (the simulated memory never pages)\n"
+	"hash:\n"
+	"  -f, --futexes N    futexes per thread (default 1024)\n"
 	"  -r, --runtime SECS simulated seconds measured (default 0.01; perf's -r is whole\n"
 	"                     real seconds, default 10); a warm-up of a tenth of it, at\n"
 	"                     most 1 ms, comes first\n"
-	"  -m, --mlockall     accepted; no effect (the simulated memory never pages)\n"
+	"wake:          -w, --nwakes N   threads woken per FUTEX_WAKE (default 1)\n"
+	"wake-parallel: -w, --nwakers N  waker threads, each waking threads/N (default 2)\n"
+	"requeue:       -q, --nrequeue N threads requeued per FUTEX_CMP_REQUEUE (default 1)\n"
+	"               -B, --broadcast  requeue them all at once\n"
 	"futexsim's options:\n"
-	"  -v, --verbose      then futexsim's own figures (simulated times, total ops, line\n"
-	"                     transfers, DRAM fills, hottest lines); the speed on stderr\n"
+	"  -v, --verbose      then futexsim's own figures; the speed on stderr\n"
 	"  --machine NAME     machine preset or file (default " DEFAULT_MACHINE ", quickstart's)\n"
 	"  --kernel NAME      kernel preset or file (default " DEFAULT_KERNEL ", quickstart's)\n"
 	"  --scenario FILE    take the machine, kernel, seed and other keys from FILE (its\n"
 	"                     workload is replaced by the options above)\n"
 	"  --cpus LIST        the CPUs the threads run on (workload.cpus: all, node0,\n"
 	"                     0-13, ...), e.g. a node-bound run\n"
+	"  --node N           the CPUs of node N only (--cpus nodeN), as perf's node-bound\n"
+	"                     runs restrict the online CPUs\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Not simulated: -I/--immutable (perf 6.16's immutable private hash; run a scenario\n"
-	"with kernel.private_hash.refcount: none instead).\n"
+	"with kernel.private_hash.refcount: none instead), requeue -p/--pi and lock-pi (PI\n"
+	"futexes).\n"
 	"Exit status: 0 success, 1 run failed, 2 bad option, 3 bad scenario, machine or\n"
 	"kernel, 5 refused (resource limit), 130 interrupted.\n"
-	"Example: futexsim bench futex hash -t 8 -b 16 -s\n";
+	"Examples: futexsim bench futex hash -t 8 -b 16 -s\n"
+	"          futexsim bench -r 5 futex wake -t 16 -w 4\n";
 
-/* perf's usage_with_options() after a bad option, on stderr. */
-static const char perf_usage[] =
-	"\n"
-	" Usage: futexsim bench futex hash <options>\n"
-	"\n"
-	"    -r, --runtime <n>     Specify runtime (in simulated seconds, default 0.01)\n"
-	"    -t, --threads <n>     Specify amount of threads\n"
-	"    -f, --futexes <n>     Specify amount of futexes per threads\n"
-	"    -b, --buckets <n>     Specify amount of hash buckets\n"
-	"    -s, --silent          Silent mode: do not display data.\n"
-	"    -S, --shared          Use shared futexes instead of private ones\n"
-	"    -m, --mlockall        Lock all current and future memory (no effect)\n"
-	"    -v, --verbose         Print futexsim's own figures too\n"
-	"        --machine <name>  Machine preset or file\n"
-	"        --kernel <name>   Kernel preset or file\n"
-	"        --scenario <file> Base scenario\n"
-	"        --cpus <list>     CPUs the threads run on\n"
-	"\n";
+enum suite { S_HASH, S_WAKE, S_WAKE_PARALLEL, S_REQUEUE, S_NSUITES };
+static const char *const suite_names[S_NSUITES] = { "hash", "wake", "wake-parallel", "requeue" };
+#define ALL_SUITES ((1u << S_NSUITES) - 1)
+#define SUITE(x) (1u << (x))
 
 struct bench_opts {
+	enum suite suite;
 	unsigned threads;     /* 0: every CPU */
 	unsigned futexes;
+	unsigned nwake;       /* wake -w, wake-parallel -w, requeue -q; 0: the suite's default */
+	unsigned repeat;      /* perf bench -r: runs of the wake suites */
 	long buckets;         /* -1: the kernel's */
-	bool buckets_given, shared, silent, verbose;
+	bool buckets_given, shared, silent, verbose, broadcast;
 	double runtime;
 	const char *machine, *kernel, *scenario, *cpus;
+	char node_cpus[16];   /* --node N as a CPU list: nodeN */
 };
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
-	      O_MACHINE, O_KERNEL, O_SCENARIO, O_CPUS, O_HELP, O_IMMUTABLE };
+	      O_MACHINE, O_KERNEL, O_SCENARIO, O_CPUS, O_HELP, O_IMMUTABLE, O_NWAKES, O_NWAKERS, O_NREQUEUE,
+	      O_BROADCAST, O_PI, O_NODE };
 
 static const struct bench_option {
 	char short_name;
 	const char *long_name;
 	bool takes_value;
 	enum opt_id id;
+	unsigned suites;      /* the suites that have it */
+	const char *help;     /* perf's usage line text */
 } options[] = {
-	{ 'r', "runtime", true, O_RUNTIME },   { 't', "threads", true, O_THREADS },
-	{ 'f', "futexes", true, O_FUTEXES },   { 'b', "buckets", true, O_BUCKETS },
-	{ 's', "silent", false, O_SILENT },    { 'S', "shared", false, O_SHARED },
-	{ 'm', "mlockall", false, O_MLOCK },   { 'v', "verbose", false, O_VERBOSE },
-	{ 0, "machine", true, O_MACHINE },     { 0, "kernel", true, O_KERNEL },
-	{ 0, "scenario", true, O_SCENARIO },   { 0, "cpus", true, O_CPUS },
-	{ 'h', "help", false, O_HELP },        { 'I', "immutable", false, O_IMMUTABLE },
+	{ 'r', "runtime", true, O_RUNTIME, SUITE(S_HASH), "Specify runtime (in simulated seconds, default 0.01)" },
+	{ 't', "threads", true, O_THREADS, ALL_SUITES, "Specify amount of threads" },
+	{ 'f', "futexes", true, O_FUTEXES, SUITE(S_HASH), "Specify amount of futexes per threads" },
+	{ 'w', "nwakes", true, O_NWAKES, SUITE(S_WAKE), "Specify amount of threads to wake at once" },
+	{ 'w', "nwakers", true, O_NWAKERS, SUITE(S_WAKE_PARALLEL), "Specify amount of waking threads" },
+	{ 'q', "nrequeue", true, O_NREQUEUE, SUITE(S_REQUEUE), "Specify amount of threads to requeue at once" },
+	{ 'B', "broadcast", false, O_BROADCAST, SUITE(S_REQUEUE), "Requeue all threads at once" },
+	{ 'p', "pi", false, O_PI, SUITE(S_REQUEUE), "Use PI-aware variants of FUTEX_CMP_REQUEUE (not simulated)" },
+	{ 'b', "buckets", true, O_BUCKETS, ALL_SUITES, "Specify amount of hash buckets" },
+	{ 's', "silent", false, O_SILENT, ALL_SUITES, "Silent mode: do not display data." },
+	{ 'S', "shared", false, O_SHARED, ALL_SUITES, "Use shared futexes instead of private ones" },
+	{ 'm', "mlockall", false, O_MLOCK, ALL_SUITES, "Lock all current and future memory (no effect)" },
+	{ 'v', "verbose", false, O_VERBOSE, ALL_SUITES, "Print futexsim's own figures too" },
+	{ 0, "machine", true, O_MACHINE, ALL_SUITES, "Machine preset or file" },
+	{ 0, "kernel", true, O_KERNEL, ALL_SUITES, "Kernel preset or file" },
+	{ 0, "scenario", true, O_SCENARIO, ALL_SUITES, "Base scenario" },
+	{ 0, "cpus", true, O_CPUS, ALL_SUITES, "CPUs the threads run on" },
+	{ 0, "node", true, O_NODE, ALL_SUITES, "Only the CPUs of this node (--cpus nodeN)" },
+	{ 'h', "help", false, O_HELP, ALL_SUITES, NULL },
+	{ 'I', "immutable", false, O_IMMUTABLE, SUITE(S_HASH), NULL },
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
-static int bad_option(const char *fmt, const char *what)
+/* perf's usage_with_options() after a bad option, on stderr: the suite's options. */
+static void print_perf_usage(enum suite suite)
+{
+	fprintf(stderr, "\n Usage: futexsim bench futex %s <options>\n\n", suite_names[suite]);
+	for (size_t k = 0; k < NOPTIONS; k++) {
+		const struct bench_option *opt = &options[k];
+		char lhs[64];
+
+		if (!opt->help || !(opt->suites & SUITE(suite)))
+			continue;
+		if (opt->short_name)
+			snprintf(lhs, sizeof(lhs), "-%c, --%s%s", opt->short_name, opt->long_name,
+				 opt->takes_value ? " <n>" : "");
+		else
+			snprintf(lhs, sizeof(lhs), "    --%s%s", opt->long_name, opt->takes_value ? " <name>" : "");
+		fprintf(stderr, "    %-22s%s\n", lhs, opt->help);
+	}
+	fputc('\n', stderr);
+}
+
+static int bad_option(const struct bench_opts *o, const char *fmt, const char *what)
 {
 	fputs(" Error: ", stderr);
 	fprintf(stderr, fmt, what);
 	fputc('\n', stderr);
-	fputs(perf_usage, stderr);
+	print_perf_usage(o->suite);
 	return FS_ERR_USAGE;
 }
 
@@ -155,25 +193,35 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 		errno = 0;
 		o->runtime = v && *v ? strtod(v, &end) : 0;
 		if (!v || !*v || errno || *end || !(o->runtime >= 1e-6) || o->runtime > MAX_RUNTIME)
-			return bad_option("%s needs simulated seconds from 0.000001 to 3600", name);
+			return bad_option(o, "%s needs simulated seconds from 0.000001 to 3600", name);
 		break;
 	}
 	case O_THREADS:
 		if (parse_uint(v, 1u << 16, &n) < 0)
-			return bad_option("%s needs a number of threads (0: every CPU)", name);
+			return bad_option(o, "%s needs a number of threads (0: every CPU)", name);
 		o->threads = (unsigned)n;
 		break;
 	case O_FUTEXES:
 		if (parse_uint(v, 1u << 20, &n) < 0 || !n)
-			return bad_option("%s needs a number of futexes from 1 to 1048576", name);
+			return bad_option(o, "%s needs a number of futexes from 1 to 1048576", name);
 		o->futexes = (unsigned)n;
+		break;
+	case O_NWAKES:
+	case O_NWAKERS:
+	case O_NREQUEUE:
+		if (parse_uint(v, 1u << 16, &n) < 0 || !n)
+			return bad_option(o, "%s needs a number from 1 to 65536", name);
+		o->nwake = (unsigned)n;
+		break;
+	case O_BROADCAST:
+		o->broadcast = true;
 		break;
 	case O_BUCKETS:
 		if (v && !strcmp(v, "-1")) {
 			o->buckets = -1;
 			o->buckets_given = false;
 		} else if (parse_uint(v, 1ul << 30, &n) < 0) {
-			return bad_option("%s needs a number of buckets (0: the global hash, -1: the kernel's)", name);
+			return bad_option(o, "%s needs a number of buckets (0: the global hash, -1: the kernel's)", name);
 		} else {
 			o->buckets = (long)n;
 			o->buckets_given = true;
@@ -195,20 +243,45 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 	case O_SCENARIO:
 	case O_CPUS:
 		if (!v || !*v)
-			return bad_option("%s needs a value", name);
+			return bad_option(o, "%s needs a value", name);
 		*(opt->id == O_MACHINE	  ? &o->machine
 		  : opt->id == O_KERNEL	  ? &o->kernel
 		  : opt->id == O_SCENARIO ? &o->scenario
 					  : &o->cpus) = v;
 		break;
+	case O_NODE:
+		if (parse_uint(v, 255, &n) < 0)
+			return bad_option(o, "%s needs a node number", name);
+		snprintf(o->node_cpus, sizeof(o->node_cpus), "node%lu", n);
+		o->cpus = o->node_cpus;
+		break;
 	case O_HELP:
 		return 1;
 	case O_IMMUTABLE:
-		return bad_option("%s is not simulated: perf 6.16's immutable private hash is a kernel "
-				  "setting here (kernel.private_hash.refcount: none, with --scenario)",
+		return bad_option(o, "%s is not simulated: perf 6.16's immutable private hash is a kernel "
+				     "setting here (kernel.private_hash.refcount: none, with --scenario)",
+				  name);
+	case O_PI:
+		return bad_option(o, "%s is not simulated: PI futexes (FUTEX_CMP_REQUEUE_PI, the rt_mutex and "
+				     "pi_state) are not modelled",
 				  name);
 	}
 	return 0;
+}
+
+/* The suite's option of that long name, or short letter. */
+static const struct bench_option *find_option(enum suite suite, const char *name, size_t len, char letter)
+{
+	for (size_t k = 0; k < NOPTIONS; k++) {
+		const struct bench_option *opt = &options[k];
+
+		if (!(opt->suites & SUITE(suite)))
+			continue;
+		if (name ? strlen(opt->long_name) == len && !strncmp(opt->long_name, name, len)
+			 : opt->short_name == letter)
+			return opt;
+	}
+	return NULL;
 }
 
 /* perf's parse_options() conventions: -t 2, -t2, -sS, --threads 2, --threads=2.
@@ -220,19 +293,16 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 		int rc;
 
 		if (arg[0] != '-' || !arg[1])
-			return bad_option("unexpected argument `%s'", arg);
+			return bad_option(o, "unexpected argument `%s'", arg);
 		if (arg[1] == '-') {
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			const struct bench_option *opt = NULL;
+			const struct bench_option *opt = find_option(o->suite, name, len, 0);
 
-			for (size_t k = 0; k < NOPTIONS; k++)
-				if (strlen(options[k].long_name) == len && !strncmp(options[k].long_name, name, len))
-					opt = &options[k];
 			if (!opt)
-				return bad_option("unknown option `%s'", name);
+				return bad_option(o, "unknown option `%s'", name);
 			if (!opt->takes_value && eq)
-				return bad_option("option `%s' takes no value", opt->long_name);
+				return bad_option(o, "option `%s' takes no value", opt->long_name);
 			rc = apply_option(o, opt, opt->takes_value ? (eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL)
 								   : NULL);
 			if (rc)
@@ -240,14 +310,11 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 			continue;
 		}
 		for (const char *c = arg + 1; *c; c++) {
-			const struct bench_option *opt = NULL;
+			const struct bench_option *opt = find_option(o->suite, NULL, 0, *c);
 			char sw[2] = { *c, 0 };
 
-			for (size_t k = 0; k < NOPTIONS; k++)
-				if (options[k].short_name == *c)
-					opt = &options[k];
 			if (!opt)
-				return bad_option("unknown switch `%s'", sw);
+				return bad_option(o, "unknown switch `%s'", sw);
 			if (opt->takes_value) {
 				rc = apply_option(o, opt, c[1] ? c + 1 : i + 1 < argc ? argv[++i] : NULL);
 				if (rc)
@@ -274,6 +341,14 @@ static void add_set(struct bench_sets *b, const char *key, const char *value)
 	b->n++;
 }
 
+static void add_set_u(struct bench_sets *b, const char *key, unsigned long value)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lu", value);
+	add_set(b, key, num);
+}
+
 /* The "Futex hashing:" line of futex_print_nbuckets() (tools/perf/bench/futex.c, 6.16+). */
 static void print_hashing(const struct bench_opts *o, const struct sim *s, FILE *out)
 {
@@ -289,36 +364,113 @@ static void print_hashing(const struct bench_opts *o, const struct sim *s, FILE 
 		fprintf(out, "Futex hashing: auto resized to %u buckets\n", ph->size);
 }
 
+/* perf bench's own options before the suite: -r/--repeat N. Returns the index of
+ * "futex" (or of what stands there), or -1 after printing a bad option. */
+static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
+{
+	int i = 2;
+
+	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "-h") && strcmp(argv[i], "--help")) {
+		const char *v = NULL;
+		unsigned long n;
+
+		if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--repeat"))
+			v = i + 1 < argc ? argv[++i] : NULL;
+		else if (!strncmp(argv[i], "--repeat=", 9))
+			v = argv[i] + 9;
+		else if (!strncmp(argv[i], "-r", 2))
+			v = argv[i] + 2;
+		else {
+			fprintf(stderr, " Error: unknown option `%s'\n\n Usage: futexsim bench [-r N] futex SUITE <options>\n",
+				argv[i]);
+			return -1;
+		}
+		if (parse_uint(v, MAX_REPEAT, &n) < 0 || !n) {
+			fprintf(stderr, " Error: -r/--repeat needs a number of runs from 1 to %u\n", MAX_REPEAT);
+			return -1;
+		}
+		o->repeat = (unsigned)n;
+		i++;
+	}
+	return i;
+}
+
+/* The workload of the suite, as --set overrides. */
+static void add_workload(struct bench_sets *b, const struct bench_opts *o)
+{
+	static const char *const types[S_NSUITES] = { "{type: hash-bench}", "{type: wake}", "{type: wake-parallel}",
+						     "{type: requeue}" };
+
+	add_set(b, "workload", types[o->suite]);
+	add_set(b, "workload.shared", o->shared ? "true" : "false");
+	if (o->cpus)
+		add_set(b, "workload.cpus", o->cpus);
+	if (o->threads)
+		add_set_u(b, "workload.threads", o->threads);
+	if (o->suite == S_HASH) {
+		char num[64];
+		double warmup = o->runtime / 10 < 0.001 ? o->runtime / 10 : 0.001;
+
+		add_set_u(b, "workload.futexes", o->futexes);
+		snprintf(num, sizeof(num), "%.0fns", o->runtime * 1e9);
+		add_set(b, "run.duration", num);
+		snprintf(num, sizeof(num), "%.0fns", warmup * 1e9);
+		add_set(b, "run.warmup", num);
+		return;
+	}
+	add_set_u(b, "workload.runs", o->repeat);
+	if (o->nwake)
+		add_set_u(b,
+			  o->suite == S_WAKE	       ? "workload.nwake"
+			  : o->suite == S_WAKE_PARALLEL ? "workload.wakers"
+							: "workload.nrequeue",
+			  o->nwake);
+	if (o->broadcast)
+		add_set(b, "workload.broadcast", "true");
+	/* the runs end the simulation; this bounds it */
+	add_set(b, "run.duration", SUITE_TIME_LIMIT);
+	add_set(b, "run.warmup", "0ns");
+}
+
 int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 {
-	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME };
+	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
 	struct bench_sets *b;
 	struct fs_error err = { 0 };
 	struct scenario sc;
 	struct results res;
 	struct sim s;
 	struct timespec t0, t1;
-	char num[64], dur[64];
-	double warmup;
-	int rc, status = FS_OK;
+	const char *name;
+	int rc, first, status = FS_OK;
 
-	if (argc < 3 || !strcmp(argv[2], "-h") || !strcmp(argv[2], "--help")) {
-		fputs(perfbench_usage, argc < 3 ? stderr : stdout);
-		return argc < 3 ? FS_ERR_USAGE : FS_OK;
+	first = parse_bench_options(argc, argv, &o);
+	if (first < 0)
+		return FS_ERR_USAGE;
+	if (first >= argc || !strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+		fputs(perfbench_usage, first >= argc ? stderr : stdout);
+		return first >= argc ? FS_ERR_USAGE : FS_OK;
 	}
-	if (strcmp(argv[2], "futex") || argc < 4 || strcmp(argv[3], "hash")) {
-		bool futex = !strcmp(argv[2], "futex");
-
-		if (futex && argc >= 4 && (!strcmp(argv[3], "-h") || !strcmp(argv[3], "--help"))) {
-			fputs(perfbench_usage, stdout);
-			return FS_OK;
-		}
-		fprintf(stderr, "futexsim bench: %s%s%s is not simulated: only 'futex hash' is (see futexsim bench --help)\n",
-			futex ? "futex " : "", futex ? (argc >= 4 ? argv[3] : "(no benchmark)") : argv[2],
-			futex ? "" : " (a perf bench suite)");
+	if (strcmp(argv[first], "futex")) {
+		fprintf(stderr, "futexsim bench: %s is not simulated: only perf bench's futex suites are (see futexsim "
+				"bench --help)\n",
+			argv[first]);
 		return FS_ERR_USAGE;
 	}
-	rc = parse_options(argc, argv, 4, &o);
+	name = first + 1 < argc ? argv[first + 1] : "(no benchmark)";
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+		fputs(perfbench_usage, stdout);
+		return FS_OK;
+	}
+	for (o.suite = 0; o.suite < S_NSUITES && strcmp(name, suite_names[o.suite]); o.suite++)
+		;
+	if (o.suite == S_NSUITES) {
+		fprintf(stderr, "futexsim bench: futex %s is not simulated: %s (see futexsim bench --help)\n", name,
+			!strcmp(name, "lock-pi") ? "PI futexes (FUTEX_LOCK_PI, the rt_mutex and pi_state) are not modelled"
+						 : "the suites are hash, wake, wake-parallel and requeue");
+		return FS_ERR_USAGE;
+	}
+	rc = parse_options(argc, argv, first + 2, &o);
 	if (rc == 1) {
 		fputs(perfbench_usage, stdout);
 		return FS_OK;
@@ -331,7 +483,10 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	}
 	/* the scenario: --scenario's keys, or the defaults, with a fresh workload */
 	if (!o.scenario) {
-		add_set(b, "name", "perf-bench-futex-hash");
+		char scenario_name[64];
+
+		snprintf(scenario_name, sizeof(scenario_name), "perf-bench-futex-%s", suite_names[o.suite]);
+		add_set(b, "name", scenario_name);
 		add_set(b, "machine", DEFAULT_MACHINE);
 		add_set(b, "kernel", DEFAULT_KERNEL);
 		add_set(b, "run.seed", DEFAULT_SEED);
@@ -340,76 +495,67 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		add_set(b, "machine", o.machine);
 	if (o.kernel)
 		add_set(b, "kernel", o.kernel);
-	add_set(b, "workload", "{type: hash-bench}");
-	snprintf(num, sizeof(num), "%u", o.futexes);
-	add_set(b, "workload.futexes", num);
-	add_set(b, "workload.shared", o.shared ? "true" : "false");
-	if (o.cpus)
-		add_set(b, "workload.cpus", o.cpus);
-	if (o.threads) {
-		snprintf(num, sizeof(num), "%u", o.threads);
-		add_set(b, "workload.threads", num);
-	}
-	if (o.buckets_given) {
-		snprintf(num, sizeof(num), "%ld", o.buckets);
-		add_set(b, "kernel.private_hash.buckets", num);
-	}
-	snprintf(dur, sizeof(dur), "%.0fns", o.runtime * 1e9);
-	add_set(b, "run.duration", dur);
-	warmup = o.runtime / 10 < 0.001 ? o.runtime / 10 : 0.001;
-	snprintf(num, sizeof(num), "%.0fns", warmup * 1e9);
-	add_set(b, "run.warmup", num);
+	add_workload(b, &o);
+	if (o.buckets_given)
+		add_set_u(b, "kernel.private_hash.buckets", (unsigned long)o.buckets);
 	add_set(b, "output.per_thread", o.silent ? "false" : "true");
 
 	memset(&s, 0, sizeof(s));
 	if (scenario_load(&sc, o.scenario ? o.scenario : "/dev/null", b->v, b->n, &err) < 0) {
-		fprintf(stderr, "futexsim bench futex hash: %s\n", err.msg);
+		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		scenario_free(&sc);
 		free(b);
 		return err.status ? err.status : FS_ERR_INPUT;
 	}
 	if (o.buckets_given && o.buckets > 0 && !sc.kernel.private_hash.enabled) {
 		/* perf: prctl(PR_FUTEX_HASH) fails on a kernel without it */
-		fprintf(stderr, "futexsim bench futex hash: -b %ld: kernel %s has no private futex hash (6.16+); "
+		fprintf(stderr, "futexsim bench futex %s: -b %ld: kernel %s has no private futex hash (6.16+); "
 				"-b 0 or another --kernel\n",
-			o.buckets, sc.kernel.name);
+			suite_names[o.suite], o.buckets, sc.kernel.name);
 		scenario_free(&sc);
 		free(b);
 		return FS_ERR_USAGE;
 	}
 	if (sim_build(&s, &sc, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
-		fprintf(stderr, "futexsim bench futex hash: %s\n", err.msg);
+		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		goto out;
 	}
 	s.eng.interrupt = interrupt;
 	/* perf's header, before the run as perf prints it */
-	printf("# Running 'futex/hash' benchmark:\n");
-	printf("Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %d secs.\n\n", s.nthreads,
-	       o.futexes, o.shared ? "shared" : "private", (int)o.runtime);
+	printf("# Running 'futex/%s' benchmark:\n", suite_names[o.suite]);
+	if (o.suite == S_HASH)
+		printf("Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %d secs.\n\n",
+		       s.nthreads, o.futexes, o.shared ? "shared" : "private", (int)o.runtime);
+	else
+		sc.wl_type->print_header(sc.wl_params, s.wl, 0, stdout);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (sim_run(&s, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
-		fprintf(stderr, "futexsim bench futex hash: %s\n", err.msg);
+		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (results_from_sim(&res, &s, sc.hottest_lines,
 			     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9) < 0) {
 		results_free(&res);
-		fprintf(stderr, "futexsim bench futex hash: out of memory gathering results\n");
+		fprintf(stderr, "futexsim bench futex %s: out of memory gathering results\n", suite_names[o.suite]);
 		status = FS_ERR_RUNTIME;
 		goto out;
 	}
 	results_print_perf(&res, o.silent, stdout);
-	print_hashing(&o, &s, stdout);
+	if (o.suite == S_HASH)
+		print_hashing(&o, &s, stdout);
 	if (o.verbose) {
 		fputc('\n', stdout);
 		results_print_own_figures(&res, stdout);
 		fflush(stdout);
 		results_print_speed(&res, stderr);
 	}
+	if (o.suite != S_HASH && !s.tasks.finished && !s.interrupted)
+		fprintf(stderr, "futexsim: the %u runs did not end within %s simulated; the figures cover those that did\n",
+			o.repeat, SUITE_TIME_LIMIT);
 	results_free(&res);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "futexsim: cannot write to standard output\n");

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* `futexsim bench futex hash [OPTIONS]`: perf bench futex hash's command line and
- * output, simulated. The options build a hash-bench scenario as --set overrides on
- * a base scenario (scenarios/quickstart.yaml's machine and kernel by default, or
- * --scenario FILE), run it, and print what perf prints, line for line
- * (tools/perf/bench/futex-hash.c, perf 6.16+): the "# Running" and "Run summary"
- * header, the per-thread lines (unless -s), the "Averaged" line and the "Futex
- * hashing:" line; futexsim's own figures follow with -v. No result file. */
+/* `futexsim bench [-r N] futex SUITE [OPTIONS]`: perf bench futex's command lines
+ * and output, simulated, for the suites hash, wake, wake-parallel and requeue. The
+ * options build a scenario of the suite's workload (hash-bench, or the workloads of
+ * models/workload_perfwake.h) as --set overrides on a base scenario (scenarios/
+ * quickstart.yaml's machine and kernel by default, or --scenario FILE), run it, and
+ * print what perf prints, line for line (tools/perf/bench/futex-*.c, perf 6.16+):
+ * the "# Running" and "Run summary" header, the per-thread (hash) or per-run lines
+ * unless -s, the summary line, and for hash the "Futex hashing:" line; futexsim's
+ * own figures follow with -v. No result file. */
 #ifndef FUTEXSIM_PERFBENCH_H
 #define FUTEXSIM_PERFBENCH_H
 
 #include <signal.h>
 
-/* The suites and benchmarks perf bench has that futexsim simulates: only futex hash. */
+/* Its help: perf bench's futex suites that futexsim simulates, and their options. */
 extern const char perfbench_usage[];
 
 /* argv[0] is "futexsim", argv[1] "bench": the rest are perf bench's arguments.

@@ -30,7 +30,19 @@ static void print_header(void *arg, FILE *f)
 {
 	const struct sim *s = ((struct header_arg *)arg)->s;
 
-	s->sc->wl_type->print_header(s->sc->wl_params, sim_window_secs(s), f);
+	s->sc->wl_type->print_header(s->sc->wl_params, s->wl, sim_window_secs(s), f);
+}
+
+struct perf_arg {
+	const struct sim *s;
+	bool summary;
+};
+
+static void print_perf(void *arg, FILE *f)
+{
+	const struct perf_arg *a = arg;
+
+	a->s->sc->wl_type->print_perf(a->s->wl, a->summary, f);
 }
 
 struct thread_arg {
@@ -337,6 +349,14 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 	}
 	r->avg = perf_average(per_thread, r->nthreads);
 	free(per_thread);
+	if (s->sc->wl_type->print_perf) {
+		struct perf_arg runs = { s, false }, summary = { s, true };
+
+		r->perf_runs = capture(print_perf, &runs);
+		r->perf_summary = capture(print_perf, &summary);
+		if (!r->perf_runs || !r->perf_summary)
+			return -1;
+	}
 	memcpy(r->transfers, s->coh.total_transfers, sizeof(r->transfers));
 	r->fills = s->coh.total_fills;
 	r->directory_reads = s->coh.dir.misses;
@@ -362,6 +382,8 @@ void results_free(struct results *r)
 	free(r->kernel);
 	free(r->workload);
 	free(r->perf_header);
+	free(r->perf_runs);
+	free(r->perf_summary);
 	for (uint32_t i = 0; r->threads && i < r->nthreads; i++)
 		free(r->threads[i].perf_line);
 	free(r->threads);
@@ -485,6 +507,9 @@ void results_print_header(const struct results *r, FILE *out)
 		r->scenario, r->machine, r->kernel, (unsigned long long)r->seed);
 	if (strcmp(r->workload, "hash-bench") == 0)
 		fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
+	else if (!strcmp(r->workload, "wake") || !strcmp(r->workload, "wake-parallel") ||
+		 !strcmp(r->workload, "requeue")) /* perf's other suites, same names */
+		fprintf(out, "# Running 'futex/%s' benchmark (simulated):\n", r->workload);
 	else
 		fprintf(out, "# Running the '%s' workload (simulated):\n", r->workload);
 	fputs(r->perf_header, out);
@@ -494,6 +519,14 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out)
 {
 	double secs = (double)r->window_ps / 1e12;
 
+	if (r->perf_summary) {
+		if (per_thread)
+			fputs(r->perf_runs, out);
+		fputs(r->perf_summary, out);
+		fputc('\n', out);
+		results_print_own_figures(r, out);
+		return;
+	}
 	if (per_thread) {
 		for (uint32_t i = 0; i < r->nthreads; i++)
 			fputs(r->threads[i].perf_line, out);
@@ -506,6 +539,14 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out)
 
 void results_print_perf(const struct results *r, int silent, FILE *out)
 {
+	if (r->perf_summary) {
+		/* print_summary() of futex-wake.c, futex-wake-parallel.c, futex-requeue.c;
+		 * the per-run lines unless silent */
+		if (!silent)
+			fputs(r->perf_runs, out);
+		fputs(r->perf_summary, out);
+		return;
+	}
 	if (!silent) {
 		for (uint32_t i = 0; i < r->nthreads; i++)
 			fputs(r->threads[i].perf_line, out);

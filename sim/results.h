@@ -70,6 +70,9 @@ struct results {
 	char *scenario, *machine, *kernel, *workload;
 	char *overrides;        /* the --set overrides, space-separated ("" when none) */
 	char *perf_header;      /* perf's "Run summary ..." text */
+	/* perf's suites that repeat runs (wake, requeue): its "[Run N]: ..." lines and
+	 * its last line, in place of per-thread lines and Averaged; NULL for the others */
+	char *perf_runs, *perf_summary;
 	uint64_t seed;
 	simtime_t warmup_ps, window_ps;
 	uint32_t nthreads;

@@ -110,7 +110,7 @@ int sim_finish(struct sim *s, struct fs_error *e)
 			       (double)s->eng.now / 1e9, TASK_MAX_PROGRAMS_SAME_TIME);
 	/* stopped by the flag with work left before the end (not just flagged late) */
 	s->interrupted = s->eng.interrupt && *s->eng.interrupt && engine_next_time(&s->eng) < s->end;
-	return series_finish(&s->series, s->interrupted, e);
+	return series_finish(&s->series, s->interrupted || s->tasks.finished, e);
 }
 
 void sim_free(struct sim *s)
@@ -144,7 +144,8 @@ void sim_release_models(struct sim *s)
 
 simtime_t sim_window_ps(const struct sim *s)
 {
-	simtime_t stop = s->interrupted ? s->eng.now : s->end;
+	/* interrupted, or the workload finished early (perf's repeated-run suites) */
+	simtime_t stop = s->interrupted || s->tasks.finished ? s->eng.now : s->end;
 
 	return stop > s->warmup_end ? stop - s->warmup_end : 0;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of `futexsim bench futex hash`, perf bench futex hash's front door: every
- * line of its output parsed with regexes of the formats perf prints
- * (tools/perf/bench/futex-hash.c and futex.c, perf 6.16+), -s, -b, bad options,
- * and, when perf is installed and runs, perf's own output parsed with the same
- * regexes: the same lines in the same order. Runs $FUTEXSIM or bin/futexsim. */
+/* Tests of `futexsim bench futex SUITE`, perf bench futex's front door: every line
+ * of its output parsed with regexes of the formats perf prints (tools/perf/bench/
+ * futex-hash.c, futex-wake.c, futex-wake-parallel.c, futex-requeue.c and futex.c,
+ * perf 6.16+), -s, -b, perf bench's -r, bad options, and, when perf is installed
+ * and runs, perf's own output of each suite parsed with the same regexes: the same
+ * lines in the same order. Runs $FUTEXSIM or bin/futexsim. */
 #include <check.h>
 #include <regex.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ static const struct {
 	char kind;
 	const char *re;
 } formats[] = {
-	{ 'H', "^# Running 'futex/hash' benchmark:$" },
+	{ 'H', "^# Running 'futex/(hash|wake|wake-parallel|requeue)' benchmark:$" },
 	{ 'R', "^Run summary \\[PID [0-9]+\\]: [0-9]+ threads, each operating on [0-9]+ \\[(private|shared)\\] "
 	       "futexes for [0-9]+ secs\\.$" },
 	{ 'B', "^$" },
@@ -25,6 +26,20 @@ static const struct {
 	       "\\[ [0-9]+ ops/sec \\]$" },
 	{ 'A', "^Averaged [0-9]+ operations/sec \\(\\+- [0-9]+\\.[0-9]{2}%\\), total secs = [0-9]+$" },
 	{ 'F', "^Futex hashing: (global hash|[0-9]+ hash buckets|auto resized to [0-9]+ buckets)$" },
+	{ 'U', "^Run summary \\[PID [0-9]+\\]: blocking on [0-9]+ threads \\(at \\[(private|shared)\\] futex "
+	       "0x[0-9a-f]+\\), waking up [0-9]+ at a time\\.$" },
+	{ 'W', "^\\[Run [0-9]+\\]: Wokeup [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms$" },
+	{ 'w', "^Wokeup [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms \\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
+	{ 'V', "^Run summary \\[PID [0-9]+\\]: blocking on [0-9]+ threads \\(at \\[(private|shared)\\] futex "
+	       "0x[0-9a-f]+\\), [0-9]+ threads waking up [0-9]+ at a time\\.$" },
+	{ 'P', "^\\[Run [0-9]+\\]: Avg per-thread latency \\(waking [0-9]+/[0-9]+ threads\\) in [0-9]+\\.[0-9]{4} ms "
+	       "\\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
+	{ 'p', "^Avg per-thread latency \\(waking [0-9]+/[0-9]+ threads\\) in [0-9]+\\.[0-9]{4} ms "
+	       "\\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
+	{ 'X', "^Run summary \\[PID [0-9]+\\]: Requeuing [0-9]+ threads \\(from \\[(private|shared)\\] 0x[0-9a-f]+ "
+	       "to 0x[0-9a-f]+\\), [0-9]+ at a time\\.$" },
+	{ 'Q', "^\\[Run [0-9]+\\]: Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms$" },
+	{ 'q', "^Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms \\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
 };
 
 /* The kinds of the lines of `text`, in order ('?' for a line of no known format),
@@ -92,6 +107,59 @@ START_TEST(test_lines_have_perf_formats)
 }
 END_TEST
 
+/* `futexsim bench ARGS` (perf bench's own options, then the suite), stdout only. */
+static int bench_any(const char *args, char **out)
+{
+	return tu_shellf(out, "'%s' bench %s 2>/dev/null", tu_bin(), args);
+}
+
+/* The wake, wake-parallel and requeue suites: perf's header, a line per run
+ * (unless -s) and its summary line; perf bench's -r sets the runs. */
+START_TEST(test_suites_have_perf_formats)
+{
+	static const struct {
+		const char *args, *shape;
+	} cases[] = {
+		{ "-r 3 futex wake -t 4", "HUBWWWw" },
+		{ "-r 3 futex wake -t 4 -w 2 -s", "HUBw" },
+		{ "--repeat=2 futex wake-parallel -t 4 -w 2", "HVBPPp" },
+		{ "-r 3 futex requeue -t 4", "HXBQQQq" },
+		{ "-r 2 futex requeue -t 4 -B -S", "HXBQQq" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *again, *sh;
+
+		ck_assert_int_eq(bench_any(cases[i].args, &out), 0);
+		sh = shape(out);
+		ck_assert_msg(!strcmp(sh, cases[i].shape), "%s: lines %s, expected %s:\n%s", cases[i].args, sh,
+			      cases[i].shape, out);
+		/* the same options, the same output */
+		ck_assert_int_eq(bench_any(cases[i].args, &again), 0);
+		ck_assert_str_eq(out, again);
+		free(again);
+		free(sh);
+		free(out);
+	}
+	/* every blocked thread is woken (or requeued) in every run, by as many calls as
+	 * it takes: 6 threads, 4 at a time */
+	{
+		char *out;
+
+		ck_assert_int_eq(bench_any("-r 2 futex wake -t 6 -w 4 --machine e5-2650-2s", &out), 0);
+		ck_assert_ptr_nonnull(strstr(out, "[Run 1]: Wokeup 6 of 6 threads in "));
+		ck_assert_ptr_nonnull(strstr(out, "[Run 2]: Wokeup 6 of 6 threads in "));
+		ck_assert_ptr_nonnull(strstr(out, "\nWokeup 6 of 6 threads in "));
+		free(out);
+		ck_assert_int_eq(bench_any("-r 1 futex requeue -t 5 -q 2", &out), 0);
+		ck_assert_ptr_nonnull(strstr(out, "Requeuing 5 threads"));
+		ck_assert_ptr_nonnull(strstr(out, "), 2 at a time."));
+		ck_assert_ptr_nonnull(strstr(out, "[Run 1]: Requeued 5 of 5 threads in "));
+		free(out);
+	}
+}
+END_TEST
+
 START_TEST(test_silent_and_buckets)
 {
 	char *out, *sh;
@@ -121,6 +189,10 @@ START_TEST(test_silent_and_buckets)
 	ck_assert_str_eq(sh, "HRBAF");
 	ck_assert_ptr_nonnull(strstr(out, "16 hash buckets"));
 	free(sh);
+	free(out);
+	/* --node 1: node 1's CPUs only (16 of the E5's 32) */
+	ck_assert_int_eq(bench("-r 0.0001 -s --machine e5-2650-2s --node 1", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Run summary [PID 0]: 16 threads,"));
 	free(out);
 	/* -v: futexsim's figures after a blank line */
 	ck_assert_int_eq(bench("-r 0.0001 -t 2 -s -v", &out), 0);
@@ -154,55 +226,89 @@ START_TEST(test_bad_options)
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0.0001 -b 16 --kernel linux-6.15", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "no private futex hash"));
 	free(out);
-	ck_assert_int_eq(tu_futexsim("bench futex wake", &out), 2);
-	ck_assert_ptr_nonnull(strstr(out, "only 'futex hash'"));
+	/* suites and options perf has that need PI futexes are named */
+	ck_assert_int_eq(tu_futexsim("bench futex lock-pi", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "futex lock-pi is not simulated: PI futexes"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench futex requeue -p", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "-p/--pi is not simulated"));
+	ck_assert_ptr_nonnull(strstr(out, "Usage: futexsim bench futex requeue <options>"));
+	free(out);
+	/* an option of another suite is unknown here, as in perf */
+	ck_assert_int_eq(tu_futexsim("bench futex wake -f 1", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "unknown switch `f'"));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench futex frob", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench sched pipe", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench -r 0 futex wake", &out), 2);
+	free(out);
+	/* wake-parallel's wakers must divide the threads (perf: "Must be perfectly divisible") */
+	ck_assert_int_eq(tu_futexsim("bench futex wake-parallel -t 6 -w 4", &out), 3);
+	ck_assert_ptr_nonnull(strstr(out, "6 blocked threads cannot be shared by 4 wakers"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench", &out), 2);
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench futex hash --help", &out), 0);
-	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench futex hash"));
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench [-r N] futex SUITE"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("help bench", &out), 0);
-	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench futex hash"));
+	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench [-r N] futex SUITE"));
 	free(out);
 }
 END_TEST
 
-/* perf itself, when it is installed and its benchmark runs here (it may not, e.g.
- * in a container without the perf tools of this kernel): the same regexes, the same
- * lines in the same order. perf before 6.16 prints no "Futex hashing:" line. */
+/* perf itself, when it is installed and its benchmarks run here (they may not,
+ * e.g. in a container without the perf tools of this kernel): the same regexes,
+ * the same lines in the same order, suite by suite. perf before 6.16 prints no
+ * "Futex hashing:" line. */
 START_TEST(test_same_lines_as_perf)
 {
-	char *perf_out = NULL, *sim_out, *perf_shape, *sim_shape;
+	static const struct {
+		const char *perf_args, *sim_args;
+	} cases[] = {
+		{ "futex hash -r 1 -t 2", "futex hash -r 0.0001 -t 2" },
+		{ "-r 2 futex wake -t 2", "-r 2 futex wake -t 2" },
+		{ "-r 2 futex wake-parallel -t 2 -w 1", "-r 2 futex wake-parallel -t 2 -w 1" },
+		{ "-r 2 futex requeue -t 2", "-r 2 futex requeue -t 2" },
+	};
+	char *perf_out = NULL;
 	const char *perf = tu_exists("/usr/bin/perf") ? "/usr/bin/perf" : NULL;
-	size_t n;
 
 	if (!perf && tu_shell("command -v perf >/dev/null 2>&1", &perf_out) == 0)
 		perf = "perf";
 	free(perf_out);
-	perf_out = NULL;
-	if (!perf || tu_shellf(&perf_out, "%s bench futex hash -r 1 -t 2 2>/dev/null", perf) != 0 ||
-	    !strstr(perf_out, "Averaged")) {
-		fprintf(stderr, "check_perfbench: test_same_lines_as_perf SKIPPED: %s\n",
-			perf ? "perf bench futex hash -r 1 -t 2 does not run here" : "no perf installed (/usr/bin/perf or on PATH)");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *sim_out, *perf_shape, *sim_shape;
+		size_t n;
+
+		perf_out = NULL;
+		if (!perf || tu_shellf(&perf_out, "%s bench %s 2>/dev/null", perf, cases[i].perf_args) != 0 ||
+		    !strstr(perf_out, "# Running")) {
+			fprintf(stderr, "check_perfbench: test_same_lines_as_perf SKIPPED for '%s': %s\n",
+				cases[i].perf_args,
+				perf ? "perf bench does not run it here" : "no perf installed (/usr/bin/perf or on PATH)");
+			free(perf_out);
+			continue;
+		}
+		ck_assert_int_eq(bench_any(cases[i].sim_args, &sim_out), 0);
+		perf_shape = shape(perf_out);
+		sim_shape = shape(sim_out);
+		n = strlen(perf_shape);
+		if (i == 0 && n && perf_shape[n - 1] != 'F') {
+			fprintf(stderr, "check_perfbench: perf before 6.16 (no 'Futex hashing:' line): compared without it\n");
+			sim_shape[strlen(sim_shape) - 1] = '\0';
+		}
+		ck_assert_msg(!strcmp(perf_shape, sim_shape), "perf's lines %s, futexsim's %s\nperf:\n%s\nfutexsim:\n%s",
+			      perf_shape, sim_shape, perf_out, sim_out);
+		fprintf(stderr, "check_perfbench: perf bench %s and futexsim have the same lines: %s\n",
+			cases[i].perf_args, perf_shape);
+		free(perf_shape);
+		free(sim_shape);
 		free(perf_out);
-		return;
+		free(sim_out);
 	}
-	ck_assert_int_eq(bench("-r 0.0001 -t 2", &sim_out), 0);
-	perf_shape = shape(perf_out);
-	sim_shape = shape(sim_out);
-	n = strlen(perf_shape);
-	if (n && perf_shape[n - 1] != 'F') {
-		fprintf(stderr, "check_perfbench: perf before 6.16 (no 'Futex hashing:' line): compared without it\n");
-		sim_shape[strlen(sim_shape) - 1] = '\0';
-	}
-	ck_assert_msg(!strcmp(perf_shape, sim_shape), "perf's lines %s, futexsim's %s\nperf:\n%s\nfutexsim:\n%s",
-		      perf_shape, sim_shape, perf_out, sim_out);
-	fprintf(stderr, "check_perfbench: perf's and futexsim's output have the same lines: %s\n", perf_shape);
-	free(perf_shape);
-	free(sim_shape);
-	free(perf_out);
-	free(sim_out);
 }
 END_TEST
 
@@ -212,6 +318,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("bench futex hash");
 
 	tcase_add_test(tc, test_lines_have_perf_formats);
+	tcase_add_test(tc, test_suites_have_perf_formats);
 	tcase_add_test(tc, test_silent_and_buckets);
 	tcase_add_test(tc, test_bad_options);
 	tcase_add_test(tc, test_same_lines_as_perf);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* perf bench futex's wake, wake-parallel and requeue suites as workloads
+ * (models/workload_perfwake.h), by construction: a wake run wakes exactly its N
+ * blocked threads, every thread once per run, whatever the calls' size; FUTEX_WAKE
+ * and FUTEX_CMP_REQUEUE take waiters in the order they queued (the bucket's plist
+ * at one priority is FIFO), so threads come back in the order they went to sleep;
+ * the runs all happen and the simulation ends after the last. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/testutil.h"
+
+#define WAKE "scenarios/workloads/wake.yaml"
+
+static double figure(const struct tu_run *r, const char *name)
+{
+	struct workload_figures f = { 0 };
+
+	r->s.sc->wl_type->figures(r->s.wl, &f);
+	for (uint32_t i = 0; i < f.n; i++)
+		if (!strcmp(f.v[i].name, name))
+			return f.v[i].value;
+	ck_abort_msg("no figure %s", name);
+	return 0;
+}
+
+/* Each of the N threads back once per run, and nothing else. */
+static void check_every_thread_each_run(const struct tu_run *r, uint32_t n, uint32_t runs)
+{
+	ck_assert(r->s.tasks.finished);
+	ck_assert_uint_eq((uint32_t)figure(r, "runs"), runs);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_uint_eq(r->s.tasks.v[i].ops, runs);
+}
+
+START_TEST(test_wake_wakes_exactly_n)
+{
+	static const char *const nwakes[] = { "workload.nwake=1", "workload.nwake=3", "workload.nwake=64" };
+
+	for (int k = 0; k < 3; k++) {
+		const char *sets[] = { "workload.threads=12", nwakes[k], "workload.runs=4" };
+		struct tu_run r;
+
+		tu_run(&r, WAKE, sets, 3);
+		check_every_thread_each_run(&r, 12, 4);
+		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 4 * 12);
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_wake_parallel_shares)
+{
+	const char *sets[] = { "workload={type: wake-parallel, threads: 12, wakers: 4, runs: 3}", "run.warmup=0us" };
+	struct tu_run r;
+
+	tu_run(&r, WAKE, sets, 2);
+	check_every_thread_each_run(&r, 12, 3);
+	ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 3 * 12);
+	tu_run_free(&r);
+}
+END_TEST
+
+/* Threads come back in the order they fell asleep on futex1 (their last sleep). */
+static void check_fifo(const struct tu_run *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			const struct task *a = &r->s.tasks.v[i], *b = &r->s.tasks.v[j];
+
+			if (a->slept_at < b->slept_at)
+				ck_assert_msg(a->clock < b->clock,
+					      "thread %u slept at %llu before thread %u (%llu) but came back at %llu, "
+					      "not before %llu",
+					      i, (unsigned long long)a->slept_at, j, (unsigned long long)b->slept_at,
+					      (unsigned long long)a->clock, (unsigned long long)b->clock);
+		}
+}
+
+START_TEST(test_requeue_in_order)
+{
+	static const char *const how[] = { "workload={type: requeue, threads: 8, nrequeue: 1, runs: 2}",
+					   "workload={type: requeue, threads: 8, nrequeue: 3, runs: 2}",
+					   "workload={type: requeue, threads: 8, broadcast: true, runs: 2}" };
+
+	for (int k = 0; k < 3; k++) {
+		const char *sets[] = { how[k] };
+		struct tu_run r;
+
+		tu_run(&r, WAKE, sets, 1);
+		check_every_thread_each_run(&r, 8, 2);
+		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_requeued"), 2 * 8);
+		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 2 * 8);
+		check_fifo(&r, 8);
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_wake_one_at_a_time_in_order)
+{
+	const char *sets[] = { "workload.threads=8", "workload.runs=1" };
+	struct tu_run r;
+
+	tu_run(&r, WAKE, sets, 2);
+	check_fifo(&r, 8);
+	tu_run_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("perfsuites");
+	TCase *tc = tcase_create("perfsuites");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_wake_wakes_exactly_n);
+	tcase_add_test(tc, test_wake_parallel_shares);
+	tcase_add_test(tc, test_requeue_in_order);
+	tcase_add_test(tc, test_wake_one_at_a_time_in_order);
+	suite_add_tcase(s, tc);
+	return tu_run_suite(s);
+}
