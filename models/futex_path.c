@@ -249,6 +249,58 @@ static void step_cmp_uval(struct path_builder *b)
 	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_VALUE_NE, .operand = OPND_NONE });
 }
 
+/* futex_lock_pi_atomic(): futex_top_waiter() reads the chain, then the word's
+ * cmpxchg under the bucket lock (get_futex_value_locked, lock_pi_update_atomic) */
+static void step_pi_lock_atomic(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
+	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
+	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_LOCK_ATOMIC, .operand = OPND_WORD_LINE });
+}
+
+/* attach_to_pi_owner()/attach_to_pi_state() and __rt_mutex_start_proxy_lock(): the
+ * pi_state's refcount and its rt_mutex's wait_lock, and the waiter's setup */
+static void step_pi_attach(struct path_builder *b)
+{
+	path_emit_work(b, b->costs_ps[KC_PI_STATE]);
+	path_emit_access(b, ACCESS_RMW, OPND_PI_STATE, 0);
+}
+
+/* fixup_pi_owner(): the new owner checks pi_state->owner */
+static void step_pi_fixup(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_PI_STATE, 0);
+}
+
+/* futex_unqueue_pi(): unlink from the chain (the waiters count is waiters_dec's) */
+static void step_pi_unqueue(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN);
+	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_UNQUEUE, .operand = OPND_NONE });
+}
+
+/* futex_unlock_pi() under the bucket lock: futex_top_waiter() reads the chain; with
+ * a waiter, wake_futex_pi() takes the pi_state's wait_lock, moves the word to the
+ * waiter (cmpxchg) and wakes it; without, the word is cleared (cmpxchg to 0) */
+static void step_pi_unlock(struct path_builder *b)
+{
+	uint32_t branch, jump;
+
+	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
+	branch = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NO_PI_WAITER, .operand = OPND_NONE });
+	path_emit_work(b, b->costs_ps[KC_PI_STATE]);
+	path_emit_access(b, ACCESS_RMW, OPND_PI_STATE, 0);
+	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_HANDOFF, .operand = OPND_WORD_LINE });
+	jump = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_JUMP, .operand = OPND_NONE });
+	if (!b->overflow)
+		b->uops[branch].arg = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_RELEASE, .operand = OPND_WORD_LINE });
+	if (!b->overflow)
+		b->uops[jump].arg = b->n;
+}
+
 /* Before 2.6.22 every futex op looked the futex up through the mm; afterwards only
  * ops without FUTEX_PRIVATE_FLAG do. */
 static bool legacy_key(const struct path_builder *b)
@@ -321,6 +373,11 @@ static const struct step_def step_defs[STEP_NSTEPS] = {
 	[STEP_REQUEUE_WALK] = { step_requeue_walk, BF_CHAIN },
 	[STEP_DOUBLE_UNLOCK] = { step_double_unlock, BF_LOCK },
 	[STEP_HASH_PUT2] = { step_hash_put2, -1 },
+	[STEP_PI_LOCK_ATOMIC] = { step_pi_lock_atomic, BF_CHAIN },
+	[STEP_PI_ATTACH] = { step_pi_attach, -1 },
+	[STEP_PI_FIXUP] = { step_pi_fixup, -1 },
+	[STEP_PI_UNQUEUE] = { step_pi_unqueue, BF_CHAIN },
+	[STEP_PI_UNLOCK] = { step_pi_unlock, BF_CHAIN },
 };
 
 /* A path must leave the buckets unlocked: each lock (double_lock) is followed by one
@@ -389,34 +446,40 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 	return 0;
 }
 
-/* FUTEX_WAIT: wait_eagain's steps through read_uval, then the value check choosing
- * between wait_block (queue and sleep) and the rest of wait_eagain. */
-static int build_wait(struct path_builder *b, struct fs_error *e)
+/* An op that branches after one of its steps: FUTEX_WAIT after read_uval (the value
+ * check: wait_block, or the rest of wait_eagain), FUTEX_LOCK_PI after pi_lock_atomic
+ * (taken: lock_pi_block; free, now ours: the rest of lock_pi). `first`'s steps
+ * through `split`, a branch on `cond` to the rest of `first`, else `block`'s steps. */
+static int build_branching(struct path_builder *b, enum futex_op_kind first_op, enum futex_op_kind block_op,
+			   enum futex_step split_step, enum branch_cond cond, struct fs_error *e)
 {
-	const struct kernel_path *eagain = &b->k->paths[FOP_WAIT_EAGAIN], *block = &b->k->paths[FOP_WAIT_BLOCK];
+	const struct kernel_path *first = &b->k->paths[first_op], *block = &b->k->paths[block_op];
+	const char *name = futex_op_kind_names[first_op], *block_name = futex_op_kind_names[block_op];
 	uint8_t seq[2 * KERNEL_MAX_STEPS];
+	char both[64];
 	uint32_t split = 0, branch, jump;
 
-	while (split < eagain->nsteps && eagain->steps[split] != STEP_READ_UVAL)
+	while (split < first->nsteps && first->steps[split] != split_step)
 		split++;
-	if (split == eagain->nsteps)
-		return fs_fail(e, FS_ERR_INPUT, "kernel path wait_eagain: a blocking wait needs 'read_uval' in it");
+	if (split == first->nsteps)
+		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: a blocking %s needs '%s' in it", name,
+			       first_op == FOP_WAIT_EAGAIN ? "wait" : "lock_pi", futex_step_names[split_step]);
 	split++;
 	/* both ways out must leave the lock as they found it */
-	memcpy(seq, eagain->steps, split);
+	memcpy(seq, first->steps, split);
 	memcpy(seq + split, block->steps, block->nsteps);
-	if (check_locking(seq, split + block->nsteps, "wait_eagain + wait_block", e) < 0 ||
-	    emit_steps(b, eagain->steps, split, "wait_eagain", e) < 0)
+	snprintf(both, sizeof(both), "%s + %s", name, block_name);
+	if (check_locking(seq, split + block->nsteps, both, e) < 0 || emit_steps(b, first->steps, split, name, e) < 0)
 		return -1;
 	branch = b->n;
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_VALUE_NE, .operand = OPND_NONE });
-	if (emit_steps(b, block->steps, block->nsteps, "wait_block", e) < 0)
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = cond, .operand = OPND_NONE });
+	if (emit_steps(b, block->steps, block->nsteps, block_name, e) < 0)
 		return -1;
 	jump = b->n;
 	path_emit(b, (struct uop){ .kind = UOP_JUMP, .operand = OPND_NONE });
 	if (!b->overflow)
 		b->uops[branch].arg = b->n;
-	if (emit_steps(b, eagain->steps + split, eagain->nsteps - split, "wait_eagain", e) < 0)
+	if (emit_steps(b, first->steps + split, first->nsteps - split, name, e) < 0)
 		return -1;
 	if (!b->overflow)
 		b->uops[jump].arg = b->n;
@@ -425,11 +488,14 @@ static int build_wait(struct path_builder *b, struct fs_error *e)
 
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e)
 {
-	const char *name = op == FOP_WAIT ? "wait" : futex_op_kind_names[op];
-	const struct kernel_path *p = &b->k->paths[op == FOP_WAIT ? FOP_WAIT_EAGAIN : op];
+	const char *name = op == FOP_WAIT ? "wait" : op == FOP_LOCK_PI_ANY ? "lock_pi" : futex_op_kind_names[op];
+	const struct kernel_path *p = &b->k->paths[op >= FOP_NKINDS ? FOP_WAIT_EAGAIN : op];
 
 	if (op == FOP_WAIT) {
-		if (build_wait(b, e) < 0)
+		if (build_branching(b, FOP_WAIT_EAGAIN, FOP_WAIT_BLOCK, STEP_READ_UVAL, BR_VALUE_NE, e) < 0)
+			return -1;
+	} else if (op == FOP_LOCK_PI_ANY) {
+		if (build_branching(b, FOP_LOCK_PI, FOP_LOCK_PI_BLOCK, STEP_PI_LOCK_ATOMIC, BR_PI_ACQUIRED, e) < 0)
 			return -1;
 	} else if (check_locking(p->steps, p->nsteps, name, e) < 0 || emit_steps(b, p->steps, p->nsteps, name, e) < 0) {
 		return -1;

@@ -30,7 +30,8 @@
  *   key_ref_get / key_ref_put           atomic inc/dec of the mm's mm_count
  * and the steps of blocking ops (queue, sleep, waiters_pending, wake_walk; requeue's
  * get_key2, hash_lookup2, waiters_inc2/dec2, double_lock/unlock, cmp_uval,
- * requeue_walk, hash_put2): docs/kernel.md.
+ * requeue_walk, hash_put2) and of PI futexes (pi_lock_atomic, pi_attach, pi_fixup,
+ * pi_unqueue, pi_unlock): docs/kernel.md.
  */
 #ifndef FUTEXSIM_FUTEX_PATH_H
 #define FUTEXSIM_FUTEX_PATH_H
@@ -56,9 +57,24 @@ enum uop_kind {
 	UOP_WAITERS, /* RMW of the operand bucket's waiters field; arg 1 = +1, 0 = -1 */
 	UOP_QUEUE,   /* put the task on its target bucket's chain, waiting on its word */
 	UOP_SLEEP,   /* leave the CPU until woken (at once if already woken) */
-	UOP_WALK     /* walk the target bucket's chain: wake up to nwake waiters of the word;
+	UOP_WALK,    /* walk the target bucket's chain: wake up to nwake waiters of the word;
 			arg 1: then move up to nrequeue more to the second target (requeue) */
+	UOP_PI,      /* a PI futex step (access = enum pi_op): an RMW of the futex word under
+			the bucket lock, or the waiter's unqueue */
+	UOP_NAP      /* leave the CPU for the task's work_ps plus work_ps (a timed sleep,
+			e.g. usleep), then run again after the wake-up latency */
 };
+
+/* UOP_PI: what a PI futex step does (kernel/futex/pi.c). The word holds the
+ * owner's TID (task id + 1) and FUTEX_WAITERS. */
+enum pi_op {
+	PI_LOCK_ATOMIC, /* futex_lock_pi_atomic(): a free word is taken; a taken one gets FUTEX_WAITERS */
+	PI_HANDOFF,     /* wake_futex_pi(): the word goes to the top waiter, which is woken */
+	PI_RELEASE,     /* futex_unlock_pi() without waiters: the word is cleared */
+	PI_UNQUEUE      /* futex_unqueue_pi(): the woken new owner leaves the chain */
+};
+#define FUTEX_WAITERS_BIT 0x80000000u
+#define FUTEX_TID_MASK 0x3fffffffu
 
 /* UOP_USER: what user space does to its futex word. */
 enum user_op { USER_LOAD, USER_STORE, USER_XCHG, USER_CAS };
@@ -66,7 +82,9 @@ enum user_op { USER_LOAD, USER_STORE, USER_XCHG, USER_CAS };
 /* UOP_BRANCH conditions. */
 enum branch_cond {
 	BR_VALUE_NE,   /* the task's futex word no longer holds the expected value */
-	BR_NO_WAITERS  /* the target bucket's waiters count is 0 */
+	BR_NO_WAITERS, /* the target bucket's waiters count is 0 */
+	BR_PI_ACQUIRED,/* the task's PI_LOCK_ATOMIC found the word free (and took it) */
+	BR_NO_PI_WAITER /* nobody in the target bucket's chain waits on the task's word */
 };
 
 /* Where a micro-op's line or lock comes from. */
@@ -81,7 +99,8 @@ enum uop_operand {
 	OPND_BUCKET2_FIELD,/* the second target's bucket field (requeue) */
 	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
 	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
-	OPND_TASK_WORK     /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
+	OPND_TASK_WORK,    /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
+	OPND_PI_STATE      /* the target futex's pi_state line (the rt_mutex's wait_lock, owner) */
 };
 
 struct uop {
@@ -108,6 +127,7 @@ struct op_target {
 	uint32_t bucket;
 	uint32_t word_line;
 	uint32_t page_line;
+	uint32_t pi_line;   /* its pi_state's line (PI futexes), COH_NONE when it has none */
 };
 
 /* Everything an emitter needs to know about the task it builds for. */
@@ -138,7 +158,8 @@ void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_op
  * the design's layout lacks a field a step needs or the program overflows.
  * FOP_WAIT is the wait_eagain path up to the value check, then either the
  * wait_block steps (the value still matches: queue and sleep) or the rest of the
- * wait_eagain path. */
+ * wait_eagain path; FOP_LOCK_PI_ANY likewise the lock_pi path up to
+ * pi_lock_atomic, then lock_pi_block (the word was taken) or the rest of lock_pi. */
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e);
 
 #endif

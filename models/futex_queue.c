@@ -56,6 +56,46 @@ static void futex_wake_task(struct tasks *ts, struct task *w)
 	}
 }
 
+/* The owner's TID in a PI futex word. */
+static uint32_t pi_tid(const struct task *t)
+{
+	return (t->id + 1) & FUTEX_TID_MASK;
+}
+
+void futexq_pi_done(struct tasks *ts, struct task *t)
+{
+	struct futex_word *w = t->word;
+	uint32_t prev = FUTEX_CHAIN_END, top;
+
+	switch ((enum pi_op)t->prog[t->pc].access) {
+	case PI_LOCK_ATOMIC:
+		t->result = w->value;
+		w->value = (w->value & FUTEX_TID_MASK) ? w->value | FUTEX_WAITERS_BIT : pi_tid(t);
+		break;
+	case PI_HANDOFF:
+		/* the rt_mutex goes to the top waiter: it owns the word when it runs */
+		top = futexq_pi_top(ts, t);
+		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
+		ts->v[top].wakeups++;
+		if (ts->v[top].state == TS_SLEEP)
+			task_wake(ts, &ts->v[top]);
+		else
+			ts->v[top].wake_pending = true;
+		break;
+	case PI_RELEASE:
+		w->value = 0;
+		break;
+	case PI_UNQUEUE:
+		for (uint32_t c = t->wait_table->chain_head[t->wait_bucket]; c != t->id; c = ts->v[c].chain_next)
+			prev = c;
+		chain_unlink(ts, t, prev);
+		t->waiting_on = NULL;
+		break;
+	}
+	t->pc++;
+	t->state = TS_RUN;
+}
+
 void futexq_walk_start(struct task *t)
 {
 	t->walk.prev = FUTEX_CHAIN_END;

@@ -8,7 +8,8 @@
  * word, unlinks it (a write to the chain's line), decrements the waiters count
  * (an RMW) and wakes it, up to nwake; a requeue then links up to nrequeue more
  * into the second bucket's chain and increments its count. A waiter woken
- * before it went to sleep does not sleep. Part of the task executor
+ * before it went to sleep does not sleep. PI futexes keep their waiters on the
+ * chain until the one handed the word unqueues itself (futexq_pi_done). Part of the task executor
  * (models/task.h); waiter state lives in struct task, chains in the futex
  * tables (models/futex_table.h).
  */
@@ -26,11 +27,29 @@
  * link it into the second chain and waiters++ there. */
 enum walk_stage { WS_START, WS_READ, WS_UNLINK, WS_DEC, WS_LINK2, WS_INC2, WS_DONE };
 
-static inline bool futexq_branch_taken(const struct task *t, const struct uop *u)
+/* The first task in t's target chain waiting on t's word (the PI futex's top
+ * waiter: one priority, so in queueing order), or FUTEX_CHAIN_END. */
+static inline uint32_t futexq_pi_top(const struct tasks *ts, const struct task *t)
 {
-	if (u->access == BR_VALUE_NE)
+	uint32_t c = t->target.table->chain_head[t->target.bucket];
+
+	while (c != FUTEX_CHAIN_END && ts->v[c].waiting_on != t->word)
+		c = ts->v[c].chain_next;
+	return c;
+}
+
+static inline bool futexq_branch_taken(const struct tasks *ts, const struct task *t, const struct uop *u)
+{
+	switch (u->access) {
+	case BR_VALUE_NE:
 		return t->word->value != t->expected;
-	return t->target.table->waiters[t->target.bucket] == 0;
+	case BR_PI_ACQUIRED:
+		return !(t->result & FUTEX_TID_MASK);
+	case BR_NO_PI_WAITER:
+		return futexq_pi_top(ts, t) == FUTEX_CHAIN_END;
+	default:
+		return t->target.table->waiters[t->target.bucket] == 0;
+	}
 }
 
 /* The RMW of a waiters count (target or second target) took effect: +1 or -1
@@ -53,6 +72,10 @@ static inline void futexq_waiters_done(struct task *t)
 void futexq_enqueue(struct tasks *ts, struct task *t);
 /* Moves a queued waiter to another bucket's chain (a private hash resize). */
 void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket);
+
+/* A PI step (UOP_PI) took effect: its RMW of the word was granted, or (PI_UNQUEUE)
+ * the new owner leaves the chain. */
+void futexq_pi_done(struct tasks *ts, struct task *t);
 
 /* A walk: starts at the chain's head; runs until it waits for a line (false)
  * or ends (true: the micro-op is done); the access of its stage was granted. */

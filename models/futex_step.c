@@ -9,10 +9,11 @@ const char *const futex_step_names[] = {
 	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put",
 	"queue", "sleep", "waiters_pending", "wake_walk",
 	"get_key2", "hash_lookup2", "waiters_inc2", "waiters_dec2", "double_lock", "cmp_uval", "requeue_walk",
-	"double_unlock", "hash_put2", NULL,
+	"double_unlock", "hash_put2", "pi_lock_atomic", "pi_attach", "pi_fixup", "pi_unqueue", "pi_unlock", NULL,
 };
 
-const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue", NULL };
+const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue",
+					    "lock_pi", "lock_pi_block", "unlock_pi", NULL };
 
 #define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
 
@@ -25,6 +26,19 @@ static const struct kernel_path default_paths[FOP_NKINDS] = {
 	[FOP_REQUEUE] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_GET_KEY2, STEP_HASH_LOOKUP, STEP_HASH_LOOKUP2,
 			     STEP_WAITERS_INC2, STEP_DOUBLE_LOCK, STEP_CMP_UVAL, STEP_REQUEUE_WALK,
 			     STEP_DOUBLE_UNLOCK, STEP_WAITERS_DEC2, STEP_HASH_PUT, STEP_HASH_PUT2),
+	/* kernel/futex/pi.c: futex_lock_pi() takes the bucket lock (futex_q_lock), then
+	 * futex_lock_pi_atomic(); a free word is taken and the lock dropped; a taken one
+	 * gets FUTEX_WAITERS, the task queues, attaches to the pi_state and blocks on its
+	 * rt_mutex with the bucket unlocked; handed the rt_mutex it relocks, fixes the
+	 * owner up and unqueues (futex_unqueue_pi, waiters--). */
+	[FOP_LOCK_PI] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_WAITERS_INC, STEP_LOCK,
+			     STEP_PI_LOCK_ATOMIC, STEP_WAITERS_DEC, STEP_UNLOCK, STEP_HASH_PUT),
+	[FOP_LOCK_PI_BLOCK] = PATH(STEP_QUEUE, STEP_PI_ATTACH, STEP_UNLOCK, STEP_SLEEP, STEP_LOCK, STEP_PI_FIXUP,
+				   STEP_PI_UNQUEUE, STEP_WAITERS_DEC, STEP_UNLOCK, STEP_HASH_PUT),
+	/* futex_unlock_pi(): the word read first (get_user), then under the bucket lock
+	 * the top waiter, and either the hand-off to it (wake_futex_pi) or the word cleared */
+	[FOP_UNLOCK_PI] = PATH(STEP_SYSCALL, STEP_READ_UVAL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_LOCK, STEP_PI_UNLOCK,
+			       STEP_UNLOCK, STEP_HASH_PUT),
 };
 
 const struct kernel_path *futex_step_default_path(enum futex_op_kind op)

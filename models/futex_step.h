@@ -41,6 +41,11 @@ enum futex_step {
 	STEP_REQUEUE_WALK,
 	STEP_DOUBLE_UNLOCK,
 	STEP_HASH_PUT2,
+	STEP_PI_LOCK_ATOMIC,
+	STEP_PI_ATTACH,
+	STEP_PI_FIXUP,
+	STEP_PI_UNQUEUE,
+	STEP_PI_UNLOCK,
 	STEP_NSTEPS
 };
 extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
@@ -53,8 +58,12 @@ enum futex_op_kind {
 	FOP_WAIT_BLOCK,  /* what FUTEX_WAIT does instead after the value check when it matches */
 	FOP_WAKE,        /* FUTEX_WAKE */
 	FOP_REQUEUE,     /* FUTEX_CMP_REQUEUE */
+	FOP_LOCK_PI,     /* FUTEX_LOCK_PI that takes the word (or finds it taken, up to the check) */
+	FOP_LOCK_PI_BLOCK, /* what FUTEX_LOCK_PI does instead when the word is taken: block on the rt_mutex */
+	FOP_UNLOCK_PI,   /* FUTEX_UNLOCK_PI */
 	FOP_NKINDS,
-	FOP_WAIT = FOP_NKINDS /* for futex_path_build: wait_eagain + wait_block with the branch */
+	FOP_WAIT = FOP_NKINDS, /* for futex_path_build: wait_eagain + wait_block with the branch */
+	FOP_LOCK_PI_ANY        /* for futex_path_build: lock_pi + lock_pi_block with the branch */
 };
 extern const char *const futex_op_kind_names[];
 
@@ -64,8 +73,8 @@ struct kernel_path {
 };
 
 /* The path of operation `op` of a 6.x kernel (futex_wait_setup/futex_queue,
- * futex_wake, futex_requeue), or NULL for wait_eagain, which every design
- * spells out. */
+ * futex_wake, futex_requeue, futex_lock_pi, futex_unlock_pi), or NULL for
+ * wait_eagain, which every design spells out. */
 const struct kernel_path *futex_step_default_path(enum futex_op_kind op);
 
 #endif

@@ -12,7 +12,7 @@ const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
 	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",
-	"schedule", "rtlock_fast", "rtlock_slowpath", NULL,
+	"schedule", "rtlock_fast", "rtlock_slowpath", "pi_state", NULL,
 };
 /* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
  * Hash and refcount costs default to the chosen function's and mode's own figures. */
@@ -27,6 +27,8 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_SCHEDULE] = 2000,    /* schedule() away from a waiter to idle, with mitigations (~1 us) */
 	[KC_RTLOCK_FAST] = 20,   /* rcu_read_lock() and migrate_disable() around the lock, their undo at unlock */
 	[KC_RTLOCK_SLOWPATH] = 300, /* irq-off wait_lock section, waiter init and rbtree insert, state changes */
+	[KC_PI_STATE] = 600,     /* attach_to_pi_owner/state and task_blocks_on_rt_mutex's PI chain walk, or
+				    wake_futex_pi's owner update and mark_wakeup_next_waiter */
 };
 
 uint32_t roundup_pow2(uint64_t v)

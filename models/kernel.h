@@ -65,6 +65,7 @@ enum kernel_cost {
 	KC_SCHEDULE,     /* a waiter scheduling out (the switch away from it) */
 	KC_RTLOCK_FAST,  /* PREEMPT_RT: rt_spin_lock()/rt_spin_unlock()'s own work around the cmpxchg */
 	KC_RTLOCK_SLOWPATH, /* PREEMPT_RT: the rtlock slow path's local work (waiter setup, state) */
+	KC_PI_STATE,     /* a PI futex's pi_state and rt_mutex work: attach and block, or hand off */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */

@@ -97,6 +97,7 @@ static const uint8_t kind_class[] = {
 	[UOP_WORK] = TC_KERNEL_WORK, [UOP_ACCESS] = TC_OTHER_LINES, [UOP_LOCK] = TC_LOCK, [UOP_UNLOCK] = TC_UNLOCK,
 	[UOP_RWSEM] = TC_MMAP_LOCK, [UOP_USER] = TC_USER_ACCESS, [UOP_BRANCH] = TC_CHAIN, [UOP_JUMP] = TC_CHAIN,
 	[UOP_WAITERS] = TC_WAITERS, [UOP_QUEUE] = TC_CHAIN, [UOP_SLEEP] = TC_ASLEEP, [UOP_WALK] = TC_CHAIN,
+	[UOP_PI] = TC_USER_ACCESS, [UOP_NAP] = TC_USER_WORK,
 };
 
 static inline uint8_t time_class_of(const struct uop *u)
@@ -229,7 +230,7 @@ static void run(struct tasks *ts, struct task *t)
 			user_done(t);
 			break;
 		case UOP_BRANCH:
-			t->pc = futexq_branch_taken(t, u) ? u->arg : t->pc + 1;
+			t->pc = futexq_branch_taken(ts, t, u) ? u->arg : t->pc + 1;
 			break;
 		case UOP_JUMP:
 			t->pc = u->arg;
@@ -264,6 +265,18 @@ static void run(struct tasks *ts, struct task *t)
 			    !rwsem_access_done(ts, t))
 				return;
 			break;
+		case UOP_PI:
+			if (u->operand == OPND_WORD_LINE &&
+			    !line_access(ts, t, t->target.word_line, ACCESS_RMW, TS_PI_ACCESS))
+				return;
+			futexq_pi_done(ts, t);
+			break;
+		case UOP_NAP:
+			/* asleep until a timer (the workload's draw plus the uop's own) fires */
+			task_sleep(ts, t);
+			engine_schedule(ts->eng, t->clock + t->work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind,
+					t->id);
+			return;
 		default:
 			abort(); /* programs are built by futex_path.c only */
 		}
@@ -332,6 +345,9 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 		break;
 	case TS_WAITERS_ACCESS:
 		futexq_waiters_done(t);
+		break;
+	case TS_PI_ACCESS:
+		futexq_pi_done(ts, t);
 		break;
 	case TS_WALK_ACCESS:
 		futexq_walk_access_done(ts, t);

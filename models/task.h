@@ -52,6 +52,7 @@ enum task_state {
 	TS_USER_ACCESS,  /* waiting for the line of a user-space atomic on its futex word */
 	TS_WAITERS_ACCESS, /* waiting for the line of a bucket's waiters count */
 	TS_WALK_ACCESS,  /* walking a chain: waiting for a line */
+	TS_PI_ACCESS,    /* waiting for the line of a PI step's RMW of its futex word */
 	TS_RT_SPIN,    /* PREEMPT_RT: the bucket lock's top waiter spinning on its running owner */
 	TS_SLEEP,      /* asleep (a semaphore's, a futex's or an rtlock's queue), not using its CPU */
 	TS_READY       /* runnable, waiting in its CPU's run queue */

@@ -26,6 +26,8 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 		return t->target.page_line;
 	case OPND_BUCKET2_FIELD:
 		return futex_table_line(t->target2.table, t->target2.bucket, (enum bucket_field)u->arg);
+	case OPND_PI_STATE:
+		return t->target.pi_line;
 	default:
 		return u->arg;
 	}

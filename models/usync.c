@@ -55,7 +55,7 @@ int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error
 }
 
 int usync_init(struct usync *u, const struct world *world, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
-	       const struct usync_params *p, struct fs_error *e)
+	       bool pi, const struct usync_params *p, struct fs_error *e)
 {
 	size_t nbins = LAT_DECADES * LAT_BINS_PER_DECADE;
 	double *ranges;
@@ -73,8 +73,9 @@ int usync_init(struct usync *u, const struct world *world, const struct procset 
 	u->mutexes = calloc(nmutexes ? nmutexes : 1, sizeof(*u->mutexes));
 	u->conds = calloc(nconds ? nconds : 1, sizeof(*u->conds));
 	u->tasks = calloc(u->ntasks ? u->ntasks : 1, sizeof(*u->tasks));
-	u->progs = calloc((size_t)u->ntasks * NPROG_VARIANTS * UP_NPROGS * USYNC_MAX_UOPS, sizeof(*u->progs));
-	u->nuops = calloc((size_t)u->ntasks * NPROG_VARIANTS * UP_NPROGS, sizeof(*u->nuops));
+	u->nprogs = pi ? UP_NPROGS : UP_NPROGS_PLAIN;
+	u->progs = calloc((size_t)u->ntasks * NPROG_VARIANTS * u->nprogs * USYNC_MAX_UOPS, sizeof(*u->progs));
+	u->nuops = calloc((size_t)u->ntasks * NPROG_VARIANTS * u->nprogs, sizeof(*u->nuops));
 	u->latency = gsl_histogram_alloc(nbins);
 	ranges = malloc((nbins + 1) * sizeof(*ranges));
 	if (!u->mutexes || !u->conds || !u->tasks || !u->progs || !u->nuops || !u->latency || !ranges) {
@@ -103,22 +104,23 @@ void usync_free(struct usync *u)
 	memset(u, 0, sizeof(*u));
 }
 
-static size_t prog_index(uint32_t task, enum prog_variant v, enum usync_prog p)
+static size_t prog_index(const struct usync *u, uint32_t task, enum prog_variant v, enum usync_prog p)
 {
-	return ((size_t)task * NPROG_VARIANTS + (size_t)v) * UP_NPROGS + (size_t)p;
+	return ((size_t)task * NPROG_VARIANTS + (size_t)v) * u->nprogs + (size_t)p;
 }
 
 /* --- programs --- */
 
 static const enum futex_op_kind kernel_op[UP_NPROGS] = {
 	[UP_WAIT] = FOP_WAIT, [UP_WAKE] = FOP_WAKE, [UP_REQUEUE] = FOP_REQUEUE,
+	[UP_LOCK_PI] = FOP_LOCK_PI_ANY, [UP_UNLOCK_PI] = FOP_UNLOCK_PI,
 };
 static const uint8_t user_op[UP_NPROGS] = { [UP_CAS] = USER_CAS, [UP_XCHG] = USER_XCHG, [UP_LOAD] = USER_LOAD };
 
 static int build_one(struct usync *u, const struct task *t, enum prog_variant v, enum usync_prog p,
 		     struct fs_error *e)
 {
-	size_t i = prog_index(t->id, v, p);
+	size_t i = prog_index(u, t->id, v, p);
 	struct path_builder b = procset_builder(u->ps, t, v, u->shared, &u->progs[i * USYNC_MAX_UOPS], USYNC_MAX_UOPS);
 
 	/* the work before: think time, a critical section (the task's draw) */
@@ -143,7 +145,7 @@ int usync_build_programs(struct usync *u, uint32_t pid, struct fs_error *e)
 		for (int v = 0; v < NPROG_VARIANTS; v++) {
 			if (v != PROG_NORMAL && !procset_uses_atomic_mode(u->ps, pid))
 				continue;
-			for (int p = 0; p < UP_NPROGS; p++)
+			for (uint32_t p = 0; p < u->nprogs; p++)
 				if (build_one(u, &u->world->tasks->v[i], (enum prog_variant)v, (enum usync_prog)p, e) < 0)
 					return -1;
 		}
@@ -167,8 +169,8 @@ static void note_futex(struct usync *u, struct task *t, const struct usync_futex
 	for (int v = 0; v < NPROG_VARIANTS; v++) {
 		if (v != PROG_NORMAL && !procset_uses_atomic_mode(u->ps, t->process))
 			continue;
-		for (int p = 0; p < UP_NPROGS; p++) {
-			size_t i = prog_index(t->id, (enum prog_variant)v, (enum usync_prog)p);
+		for (uint32_t p = 0; p < u->nprogs; p++) {
+			size_t i = prog_index(u, t->id, (enum prog_variant)v, (enum usync_prog)p);
 
 			t->prog = &u->progs[i * USYNC_MAX_UOPS];
 			t->nuops = u->nuops[i];
@@ -186,8 +188,8 @@ static void note_lines(struct usync *u, struct task *t)
 		if (u->conds[i].seq.w.shared || u->conds[i].seq.w.pid == t->process)
 			note_futex(u, t, &u->conds[i].seq);
 	/* until it starts: the first program it runs (a lock's CAS), for estimates */
-	t->prog = &u->progs[prog_index(t->id, PROG_NORMAL, UP_CAS) * USYNC_MAX_UOPS];
-	t->nuops = u->nuops[prog_index(t->id, PROG_NORMAL, UP_CAS)];
+	t->prog = &u->progs[prog_index(u, t->id, PROG_NORMAL, UP_CAS) * USYNC_MAX_UOPS];
+	t->nuops = u->nuops[prog_index(u, t->id, PROG_NORMAL, UP_CAS)];
 }
 
 int usync_start(struct usync *u, struct procset *ps, struct fs_error *e)
@@ -242,12 +244,26 @@ int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t u
 	f->w.uaddr = uaddr;
 	f->target.word_line = memmap_line(mem, uaddr, object, index, -1);
 	f->target.page_line = MEMMAP_NONE;
+	f->target.pi_line = MEMMAP_NONE;
 	if (u->shared)
 		f->target.page_line = memmap_line(mem, memmap_struct_page(uaddr), u->page_object,
 					     (uint32_t)((uaddr - u->shm_base) >> 12), -1);
 	if (f->target.word_line == MEMMAP_NONE || (u->shared && f->target.page_line == MEMMAP_NONE))
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	usync_resolve(u, f, pid);
+	return 0;
+}
+
+int usync_place_pi_state(struct usync *u, struct usync_futex *f, uint32_t pid, uint32_t object, uint32_t index,
+			 struct fs_error *e)
+{
+	struct memmap *mem = u->world->mem;
+	/* struct futex_pi_state: list, rt_mutex pi_mutex, owner, refcount, key (~100 bytes) */
+	uint64_t addr = memmap_alloc(mem, MEM_KERNEL_NODE, u->world->ft->procs[pid].home_node, 128, 64);
+
+	f->target.pi_line = memmap_line(mem, addr, object, index, -1);
+	if (f->target.pi_line == MEMMAP_NONE)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	return 0;
 }
 
@@ -263,7 +279,7 @@ static void count(const struct usync *u, const struct task *t, uint64_t *counter
 /* Sets task t's next program: `p` on futex `f` after `work` of local work. */
 static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct usync_futex *f, simtime_t work)
 {
-	size_t i = prog_index(t->id, procset_variant(u->ps, t), p);
+	size_t i = prog_index(u, t->id, procset_variant(u->ps, t), p);
 
 	t->prog = &u->progs[i * USYNC_MAX_UOPS];
 	t->nuops = u->nuops[i];
@@ -300,6 +316,16 @@ void usync_futex_wake(struct usync *u, struct task *t, struct usync_futex *f, ui
 	t->nwake = nwake;
 	t->nrequeue = 0;
 	count(u, t, &u->tasks[t->id].wakes, 1);
+}
+
+void usync_futex_lock_pi(struct usync *u, struct task *t, struct usync_futex *f)
+{
+	set_prog(u, t, UP_LOCK_PI, f, 0);
+}
+
+void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *f)
+{
+	set_prog(u, t, UP_UNLOCK_PI, f, 0);
 }
 
 void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
@@ -642,10 +668,10 @@ void usync_figures(const struct usync *u, struct workload_figures *out)
 	out->counts = u->latency->bin;
 }
 
-uint64_t usync_bytes(uint32_t ntasks, uint32_t nmutexes, uint32_t nconds)
+uint64_t usync_bytes(uint32_t ntasks, uint32_t nmutexes, uint32_t nconds, bool pi)
 {
 	return (uint64_t)nmutexes * sizeof(struct usync_mutex) + (uint64_t)nconds * sizeof(struct usync_cond) +
 	       (uint64_t)ntasks * (sizeof(struct usync_task) +
-				   NPROG_VARIANTS * UP_NPROGS * (USYNC_MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t))) +
+				   NPROG_VARIANTS * (pi ? UP_NPROGS : UP_NPROGS_PLAIN) * (USYNC_MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t))) +
 	       LAT_DECADES * LAT_BINS_PER_DECADE * 2 * sizeof(double);
 }

@@ -71,7 +71,9 @@ struct usync_task {
 };
 
 /* The paths' micro-op programs of a task: kernel programs per variant. */
-enum usync_prog { UP_CAS, UP_XCHG, UP_LOAD, UP_WAIT, UP_WAKE, UP_REQUEUE, UP_NPROGS };
+enum usync_prog { UP_CAS, UP_XCHG, UP_LOAD, UP_WAIT, UP_WAKE, UP_REQUEUE, UP_LOCK_PI, UP_UNLOCK_PI, UP_NPROGS };
+/* Without PI futexes (usync_init's `pi`), only the programs before UP_LOCK_PI exist. */
+#define UP_NPROGS_PLAIN UP_LOCK_PI
 
 /* YAML keys of the workloads built on it: shared (false), lock_call, syscall_wrap. */
 struct usync_params {
@@ -93,7 +95,8 @@ struct usync {
 	struct usync_mutex *mutexes;
 	struct usync_cond *conds;
 	struct usync_task *tasks;   /* per task */
-	struct uop *progs;          /* [((task * NPROG_VARIANTS + v) * UP_NPROGS + p) * USYNC_MAX_UOPS] */
+	uint32_t nprogs;            /* programs per task and variant: UP_NPROGS, or UP_NPROGS_PLAIN */
+	struct uop *progs;          /* [((task * NPROG_VARIANTS + v) * nprogs + p) * USYNC_MAX_UOPS] */
 	uint32_t *nuops;
 	uint32_t ntasks;
 	uint64_t violations;        /* a lock acquired while another task held it (must stay 0) */
@@ -102,8 +105,9 @@ struct usync {
 
 #define USYNC_MAX_UOPS 96u
 
+/* `pi`: the workload makes PI futex calls (usync_futex_lock_pi, _unlock_pi). */
 int usync_init(struct usync *u, const struct world *world, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
-	       const struct usync_params *p, struct fs_error *e);
+	       bool pi, const struct usync_params *p, struct fs_error *e);
 void usync_free(struct usync *u);
 
 /* Builds the programs of process pid's tasks (all variants it needs). */
@@ -132,6 +136,10 @@ void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, ui
 void usync_futex_wake(struct usync *u, struct task *t, struct usync_futex *f, uint32_t nwake);
 void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
 			 struct usync_futex *f2, uint32_t nwake, uint32_t nrequeue);
+/* FUTEX_LOCK_PI(f) and FUTEX_UNLOCK_PI(f) (usync_init with `pi`); f needs a pi_state line
+ * (usync_place_pi_state). */
+void usync_futex_lock_pi(struct usync *u, struct task *t, struct usync_futex *f);
+void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *f);
 
 /* From program_done, after each program of a protocol: advances the protocol and
  * sets the next program. True when the protocol has finished (a lock is then
@@ -158,7 +166,7 @@ double usync_latency_quantile(const struct usync *u, double q);
 void usync_figures(const struct usync *u, struct workload_figures *out);
 
 /* Bytes usync_init and the programs take for this many tasks, mutexes and conds. */
-uint64_t usync_bytes(uint32_t ntasks, uint32_t nmutexes, uint32_t nconds);
+uint64_t usync_bytes(uint32_t ntasks, uint32_t nmutexes, uint32_t nconds, bool pi);
 
 /* The futex's target: resolved from its address for process `pid`, or by inode
  * when shared. */
@@ -175,5 +183,10 @@ int usync_alloc(struct usync *u, uint32_t pid, uint64_t bytes, const char *name,
  * process `pid` and resolves it; shared futexes also get their struct page's line. */
 int usync_place(struct usync *u, struct usync_futex *f, uint32_t pid, uint64_t uaddr, uint32_t object,
 		uint32_t index, struct fs_error *e);
+/* Gives PI futex f its pi_state: element `index` of the kernel memmap object
+ * `object`, in process pid's home node [A: one pi_state per futex for the whole
+ * run; the kernel allocates one per contended episode from a per-task cache]. */
+int usync_place_pi_state(struct usync *u, struct usync_futex *f, uint32_t pid, uint32_t object, uint32_t index,
+			 struct fs_error *e);
 
 #endif

@@ -351,7 +351,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 						      : ROLE_CONSUMER;
 	}
 	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, world, &w->ps, p->groups, 2 * p->groups, &p->up, e) < 0 || place_groups(w, e) < 0)
+	    usync_init(&w->u, world, &w->ps, p->groups, 2 * p->groups, false, &p->up, e) < 0 || place_groups(w, e) < 0)
 		return -1;
 	return usync_start(&w->u, &w->ps, e);
 }
@@ -407,7 +407,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = 3ull * p->groups;
 	/* a lock runs after the work between rounds or items, an unlock after the critical section */
 	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->work), distribution_mean_ps(&p->critical));
-	out->bytes = usync_bytes(p->pp.threads, p->groups, 2 * p->groups) +
+	out->bytes = usync_bytes(p->pp.threads, p->groups, 2 * p->groups, false) +
 		     (uint64_t)p->groups * sizeof(struct group) + (uint64_t)p->pp.threads * sizeof(struct thread_state);
 }
 

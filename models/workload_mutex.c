@@ -189,7 +189,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	}
 	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, world, &w->ps, p->mutexes * (p->up.shared ? 1 : p->pp.processes), 0, &p->up, e) < 0 ||
+	    usync_init(&w->u, world, &w->ps, p->mutexes * (p->up.shared ? 1 : p->pp.processes), 0, false, &p->up, e) < 0 ||
 	    place_mutexes(w, e) < 0)
 		return -1;
 	return usync_start(&w->u, &w->ps, e);
@@ -254,7 +254,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = nmutex;
 	/* a lock's CAS runs after the think time, its unlock after the critical section */
 	out->step_work_ps = (simtime_t)fmin(distribution_mean_ps(&p->think), distribution_mean_ps(&p->critical));
-	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
+	out->bytes = usync_bytes(p->pp.threads, (uint32_t)nmutex, 0, false) + (p->pick == PICK_ZIPF ? p->mutexes * 24ull : 0);
 }
 
 const struct workload_type workload_mutex = {

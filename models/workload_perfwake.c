@@ -274,7 +274,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 	if (!w->run_us || !w->run_ps || !w->run_count || !w->sample_us || !w->sample_ps || !w->sample_count)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, world, &w->ps, 2, 0, &p->up, e) < 0 ||
+	    usync_init(&w->u, world, &w->ps, 2, 0, false, &p->up, e) < 0 ||
 	    /* perf's static u_int32_t futex1, futex2: adjacent words, futex2 first as a
 	     * gcc build of perf lays them out (seen in its requeue header) */
 	    usync_alloc(&w->u, 0, 8, "futex1 and futex2", "futex word", &base, &object, e) < 0 ||
@@ -485,7 +485,7 @@ static void size(const void *params, struct workload_size *out)
 	out->max_process_threads = p->pp.threads + 1;
 	out->user_lines = 3;
 	out->targets = 2;
-	out->bytes = usync_bytes(p->pp.threads, 2, 0) + (uint64_t)p->runs * (3 + 3ull * p->wakers) * sizeof(double);
+	out->bytes = usync_bytes(p->pp.threads, 2, 0, false) + (uint64_t)p->runs * (3 + 3ull * p->wakers) * sizeof(double);
 }
 
 #define PERFWAKE_TYPE(var, type_name, parser, what)                                                                   \

@@ -31,14 +31,14 @@ const char perfbench_usage[] =
 	"                      [--scenario FILE] [--cpus LIST]\n"
 	"\n"
 	"perf bench futex, simulated: perf's suites, options and output, line for line.\n"
-	"SUITE: hash, wake, wake-parallel or requeue (lock-pi and requeue -p need PI futexes,\n"
-	"which are not simulated). Differences from perf: the PID is the simulated\n"
+	"SUITE: hash, wake, wake-parallel, requeue or lock-pi (requeue -p, FUTEX_CMP_REQUEUE_PI,\n"
+	"is not simulated). Differences from perf: the PID is the simulated\n"
 	"process's, 0, and addresses are simulated ones; times are simulated, printed\n"
 	"with perf's resolution (hash: whole seconds, 0 for the default 0.01 s; the other\n"
-	"suites: whole microseconds, as perf's tv_usec), -v prints the exact figures;\n"
+	"wake suites: whole microseconds, as perf's tv_usec), -v prints the exact figures;\n"
 	"standard output is the same, byte for byte, for the same options. No result file\n"
 	"is written (futexsim run writes one; the suites are workload.type hash-bench, wake,\n"
-	"wake-parallel and requeue).\n"
+	"wake-parallel, requeue and lock-pi).\n"
 	"\n"
 	"perf bench's option:\n"
 	"  -r, --repeat N     wake, wake-parallel, requeue: runs (default 10)\n"
@@ -50,11 +50,12 @@ const char perfbench_usage[] =
 	"  -S, --shared       shared futexes instead of private ones\n"
 	"  -s, --silent       no per-thread (hash) or per-run lines\n"
 	"  -m, --mlockall     accepted; no effect (the simulated memory never pages)\n"
-	"hash:\n"
-	"  -f, --futexes N    futexes per thread (default 1024)\n"
+	"hash and lock-pi:\n"
 	"  -r, --runtime SECS simulated seconds measured (default 0.01; perf's -r is whole\n"
 	"                     real seconds, default 10); a warm-up of a tenth of it, at\n"
 	"                     most 1 ms, comes first\n"
+	"hash:          -f, --futexes N  futexes per thread (default 1024)\n"
+	"lock-pi:       -M, --multi      a futex per thread instead of one for all\n"
 	"wake:          -w, --nwakes N   threads woken per FUTEX_WAKE (default 1)\n"
 	"wake-parallel: -w, --nwakers N  waker threads, each waking threads/N (default 2)\n"
 	"requeue:       -q, --nrequeue N threads requeued per FUTEX_CMP_REQUEUE (default 1)\n"
@@ -72,15 +73,16 @@ const char perfbench_usage[] =
 	"  -h, --help         show this help\n"
 	"\n"
 	"Not simulated: -I/--immutable (perf 6.16's immutable private hash; run a scenario\n"
-	"with kernel.private_hash.refcount: none instead), requeue -p/--pi and lock-pi (PI\n"
-	"futexes).\n"
+	"with kernel.private_hash.refcount: none instead), requeue -p/--pi\n"
+	"(FUTEX_CMP_REQUEUE_PI).\n"
 	"Exit status: 0 success, 1 run failed, 2 bad option, 3 bad scenario, machine or\n"
 	"kernel, 5 refused (resource limit), 130 interrupted.\n"
 	"Examples: futexsim bench futex hash -t 8 -b 16 -s\n"
-	"          futexsim bench -r 5 futex wake -t 16 -w 4\n";
+	"          futexsim bench -r 5 futex wake -t 16 -w 4\n"
+	"          futexsim bench futex lock-pi -t 4 -r 0.05\n";
 
-enum suite { S_HASH, S_WAKE, S_WAKE_PARALLEL, S_REQUEUE, S_NSUITES };
-static const char *const suite_names[S_NSUITES] = { "hash", "wake", "wake-parallel", "requeue" };
+enum suite { S_HASH, S_WAKE, S_WAKE_PARALLEL, S_REQUEUE, S_LOCK_PI, S_NSUITES };
+static const char *const suite_names[S_NSUITES] = { "hash", "wake", "wake-parallel", "requeue", "lock-pi" };
 #define ALL_SUITES ((1u << S_NSUITES) - 1)
 #define SUITE(x) (1u << (x))
 
@@ -91,7 +93,7 @@ struct bench_opts {
 	unsigned nwake;       /* wake -w, wake-parallel -w, requeue -q; 0: the suite's default */
 	unsigned repeat;      /* perf bench -r: runs of the wake suites */
 	long buckets;         /* -1: the kernel's */
-	bool buckets_given, shared, silent, verbose, broadcast;
+	bool buckets_given, shared, silent, verbose, broadcast, multi;
 	double runtime;
 	const char *machine, *kernel, *scenario, *cpus;
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
@@ -99,7 +101,7 @@ struct bench_opts {
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
 	      O_MACHINE, O_KERNEL, O_SCENARIO, O_CPUS, O_HELP, O_IMMUTABLE, O_NWAKES, O_NWAKERS, O_NREQUEUE,
-	      O_BROADCAST, O_PI, O_NODE };
+	      O_BROADCAST, O_PI, O_NODE, O_MULTI };
 
 static const struct bench_option {
 	char short_name;
@@ -109,7 +111,9 @@ static const struct bench_option {
 	unsigned suites;      /* the suites that have it */
 	const char *help;     /* perf's usage line text */
 } options[] = {
-	{ 'r', "runtime", true, O_RUNTIME, SUITE(S_HASH), "Specify runtime (in simulated seconds, default 0.01)" },
+	{ 'r', "runtime", true, O_RUNTIME, SUITE(S_HASH) | SUITE(S_LOCK_PI),
+	  "Specify runtime (in simulated seconds, default 0.01)" },
+	{ 'M', "multi", false, O_MULTI, SUITE(S_LOCK_PI), "Use multiple futexes" },
 	{ 't', "threads", true, O_THREADS, ALL_SUITES, "Specify amount of threads" },
 	{ 'f', "futexes", true, O_FUTEXES, SUITE(S_HASH), "Specify amount of futexes per threads" },
 	{ 'w', "nwakes", true, O_NWAKES, SUITE(S_WAKE), "Specify amount of threads to wake at once" },
@@ -216,6 +220,9 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 	case O_BROADCAST:
 		o->broadcast = true;
 		break;
+	case O_MULTI:
+		o->multi = true;
+		break;
 	case O_BUCKETS:
 		if (v && !strcmp(v, "-1")) {
 			o->buckets = -1;
@@ -262,8 +269,8 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 				     "setting here (kernel.private_hash.refcount: none, with --scenario)",
 				  name);
 	case O_PI:
-		return bad_option(o, "%s is not simulated: PI futexes (FUTEX_CMP_REQUEUE_PI, the rt_mutex and "
-				     "pi_state) are not modelled",
+		return bad_option(o, "%s is not simulated: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI are not "
+				     "modelled (FUTEX_LOCK_PI and FUTEX_UNLOCK_PI are: futex lock-pi)",
 				  name);
 	}
 	return 0;
@@ -399,7 +406,7 @@ static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
 static void add_workload(struct bench_sets *b, const struct bench_opts *o)
 {
 	static const char *const types[S_NSUITES] = { "{type: hash-bench}", "{type: wake}", "{type: wake-parallel}",
-						     "{type: requeue}" };
+						     "{type: requeue}", "{type: lock-pi}" };
 
 	add_set(b, "workload", types[o->suite]);
 	add_set(b, "workload.shared", o->shared ? "true" : "false");
@@ -407,11 +414,14 @@ static void add_workload(struct bench_sets *b, const struct bench_opts *o)
 		add_set(b, "workload.cpus", o->cpus);
 	if (o->threads)
 		add_set_u(b, "workload.threads", o->threads);
-	if (o->suite == S_HASH) {
+	if (o->suite == S_HASH || o->suite == S_LOCK_PI) {
 		char num[64];
 		double warmup = o->runtime / 10 < 0.001 ? o->runtime / 10 : 0.001;
 
-		add_set_u(b, "workload.futexes", o->futexes);
+		if (o->suite == S_HASH)
+			add_set_u(b, "workload.futexes", o->futexes);
+		else
+			add_set(b, "workload.multi", o->multi ? "true" : "false");
 		snprintf(num, sizeof(num), "%.0fns", o->runtime * 1e9);
 		add_set(b, "run.duration", num);
 		snprintf(num, sizeof(num), "%.0fns", warmup * 1e9);
@@ -465,9 +475,9 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	for (o.suite = 0; o.suite < S_NSUITES && strcmp(name, suite_names[o.suite]); o.suite++)
 		;
 	if (o.suite == S_NSUITES) {
-		fprintf(stderr, "futexsim bench: futex %s is not simulated: %s (see futexsim bench --help)\n", name,
-			!strcmp(name, "lock-pi") ? "PI futexes (FUTEX_LOCK_PI, the rt_mutex and pi_state) are not modelled"
-						 : "the suites are hash, wake, wake-parallel and requeue");
+		fprintf(stderr, "futexsim bench: futex %s is not simulated: the suites are hash, wake, wake-parallel, "
+				"requeue and lock-pi (see futexsim bench --help)\n",
+			name);
 		return FS_ERR_USAGE;
 	}
 	rc = parse_options(argc, argv, first + 2, &o);
@@ -528,7 +538,7 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		printf("Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %d secs.\n\n",
 		       s.nthreads, o.futexes, o.shared ? "shared" : "private", (int)o.runtime);
 	else
-		sc.wl_type->print_header(sc.wl_params, s.wl, 0, stdout);
+		sc.wl_type->print_header(sc.wl_params, s.wl, o.runtime, stdout);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (sim_run(&s, &err) < 0) {
@@ -553,7 +563,7 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		fflush(stdout);
 		results_print_speed(&res, stderr);
 	}
-	if (o.suite != S_HASH && !s.tasks.finished && !s.interrupted)
+	if (o.suite != S_HASH && o.suite != S_LOCK_PI && !s.tasks.finished && !s.interrupted)
 		fprintf(stderr, "futexsim: the %u runs did not end within %s simulated; the figures cover those that did\n",
 			o.repeat, SUITE_TIME_LIMIT);
 	results_free(&res);

@@ -508,7 +508,7 @@ void results_print_header(const struct results *r, FILE *out)
 	if (strcmp(r->workload, "hash-bench") == 0)
 		fprintf(out, "# Running 'futex/hash' benchmark (simulated):\n");
 	else if (!strcmp(r->workload, "wake") || !strcmp(r->workload, "wake-parallel") ||
-		 !strcmp(r->workload, "requeue")) /* perf's other suites, same names */
+		 !strcmp(r->workload, "requeue") || !strcmp(r->workload, "lock-pi")) /* perf's other suites, same names */
 		fprintf(out, "# Running 'futex/%s' benchmark (simulated):\n", r->workload);
 	else
 		fprintf(out, "# Running the '%s' workload (simulated):\n", r->workload);

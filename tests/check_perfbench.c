@@ -18,7 +18,7 @@ static const struct {
 	char kind;
 	const char *re;
 } formats[] = {
-	{ 'H', "^# Running 'futex/(hash|wake|wake-parallel|requeue)' benchmark:$" },
+	{ 'H', "^# Running 'futex/(hash|wake|wake-parallel|requeue|lock-pi)' benchmark:$" },
 	{ 'R', "^Run summary \\[PID [0-9]+\\]: [0-9]+ threads, each operating on [0-9]+ \\[(private|shared)\\] "
 	       "futexes for [0-9]+ secs\\.$" },
 	{ 'B', "^$" },
@@ -39,6 +39,7 @@ static const struct {
 	{ 'X', "^Run summary \\[PID [0-9]+\\]: Requeuing [0-9]+ threads \\(from \\[(private|shared)\\] 0x[0-9a-f]+ "
 	       "to 0x[0-9a-f]+\\), [0-9]+ at a time\\.$" },
 	{ 'Q', "^\\[Run [0-9]+\\]: Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms$" },
+	{ 'L', "^Run summary \\[PID [0-9]+\\]: [0-9]+ threads doing pi lock/unlock pairing for [0-9]+ secs\\.$" },
 	{ 'q', "^Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms \\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
 };
 
@@ -125,6 +126,8 @@ START_TEST(test_suites_have_perf_formats)
 		{ "--repeat=2 futex wake-parallel -t 4 -w 2", "HVBPPp" },
 		{ "-r 3 futex requeue -t 4", "HXBQQQq" },
 		{ "-r 2 futex requeue -t 4 -B -S", "HXBQQq" },
+		{ "futex lock-pi -t 3 -r 0.002", "HLBTTTBA" },
+		{ "futex lock-pi -t 2 -M -s -r 0.002", "HLBA" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -226,10 +229,7 @@ START_TEST(test_bad_options)
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0.0001 -b 16 --kernel linux-6.15", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "no private futex hash"));
 	free(out);
-	/* suites and options perf has that need PI futexes are named */
-	ck_assert_int_eq(tu_futexsim("bench futex lock-pi", &out), 2);
-	ck_assert_ptr_nonnull(strstr(out, "futex lock-pi is not simulated: PI futexes"));
-	free(out);
+	/* an option perf has that needs what is not modelled is named */
 	ck_assert_int_eq(tu_futexsim("bench futex requeue -p", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "-p/--pi is not simulated"));
 	ck_assert_ptr_nonnull(strstr(out, "Usage: futexsim bench futex requeue <options>"));
@@ -239,6 +239,7 @@ START_TEST(test_bad_options)
 	ck_assert_ptr_nonnull(strstr(out, "unknown switch `f'"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench futex frob", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "the suites are hash, wake, wake-parallel, requeue and lock-pi"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench sched pipe", &out), 2);
 	free(out);
@@ -272,6 +273,7 @@ START_TEST(test_same_lines_as_perf)
 		{ "-r 2 futex wake -t 2", "-r 2 futex wake -t 2" },
 		{ "-r 2 futex wake-parallel -t 2 -w 1", "-r 2 futex wake-parallel -t 2 -w 1" },
 		{ "-r 2 futex requeue -t 2", "-r 2 futex requeue -t 2" },
+		{ "futex lock-pi -r 1 -t 2", "futex lock-pi -r 0.002 -t 2" },
 	};
 	char *perf_out = NULL;
 	const char *perf = tu_exists("/usr/bin/perf") ? "/usr/bin/perf" : NULL;

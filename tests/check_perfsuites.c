@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* perf bench futex's wake, wake-parallel and requeue suites as workloads
- * (models/workload_perfwake.h), by construction: a wake run wakes exactly its N
- * blocked threads, every thread once per run, whatever the calls' size; FUTEX_WAKE
- * and FUTEX_CMP_REQUEUE take waiters in the order they queued (the bucket's plist
- * at one priority is FIFO), so threads come back in the order they went to sleep;
- * the runs all happen and the simulation ends after the last. */
+/* perf bench futex's wake, wake-parallel, requeue and lock-pi suites as workloads
+ * (models/workload_perfwake.h, models/workload_lockpi.h), by construction: a wake
+ * run wakes exactly its N blocked threads, every thread once per run, whatever the
+ * calls' size; FUTEX_WAKE and FUTEX_CMP_REQUEUE take waiters in the order they
+ * queued (the bucket's plist at one priority is FIFO), so threads come back in the
+ * order they went to sleep; the runs all happen and the simulation ends after the
+ * last. FUTEX_LOCK_PI keeps mutual exclusion and FUTEX_UNLOCK_PI hands the word to
+ * the first waiter: threads sharing one PI futex take equal turns. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,75 @@ START_TEST(test_wake_one_at_a_time_in_order)
 }
 END_TEST
 
+#define LOCKPI "scenarios/workloads/lock-pi.yaml"
+
+static uint64_t thread_ops(const struct tu_run *r, uint32_t n, uint64_t *min, uint64_t *max)
+{
+	uint64_t sum = 0;
+
+	*min = UINT64_MAX;
+	*max = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ops = r->s.tasks.v[i].ops;
+
+		sum += ops;
+		*min = ops < *min ? ops : *min;
+		*max = ops > *max ? ops : *max;
+	}
+	return sum;
+}
+
+/* One futex for all: exclusion, and the hand-off to the first waiter makes the
+ * threads take turns; also with threads sharing CPUs and no sleep while holding. */
+START_TEST(test_lock_pi_exclusion_and_turns)
+{
+	static const char *const how[][3] = {
+		{ "workload.threads=4", "workload.cpus=all", "workload.usleep=1us" },
+		{ "workload.threads=6", "workload.cpus=0-1", "workload.usleep=0us" },
+	};
+
+	for (int k = 0; k < 2; k++) {
+		const char *sets[] = { how[k][0], how[k][1], how[k][2] };
+		struct tu_run r;
+		uint64_t min, max, ops;
+		uint32_t n = k ? 6 : 4;
+
+		tu_run(&r, LOCKPI, sets, 3);
+		ops = thread_ops(&r, n, &min, &max);
+		ck_assert_uint_gt(ops, 10 * n);
+		ck_assert_uint_eq((uint64_t)figure(&r, "mutual_exclusion_violations"), 0);
+		ck_assert_uint_eq((uint64_t)figure(&r, "lock_unlock_pairs"), ops);
+		if (k == 0) {
+			/* everyone else is always queued: each unlock hands off, in turn */
+			ck_assert_uint_le(max - min, 1);
+			ck_assert_uint_ge((uint64_t)figure(&r, "handoffs") + n, ops);
+		}
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
+/* A futex each (perf -M): never contended, so never handed off; each pair takes
+ * the sleep (usleep + timer slack + wake-up latency) and two syscalls' paths. */
+START_TEST(test_lock_pi_multi_uncontended)
+{
+	const char *sets[] = { "workload.multi=true", "workload.threads=4" };
+	struct tu_run r;
+	uint64_t min, max;
+	double most;
+
+	tu_run(&r, LOCKPI, sets, 2);
+	/* window / (1 + 50 + 5 us) is the most a thread can do */
+	most = (double)(r.s.tasks.window_end - r.s.tasks.window_start) / (56.0 * PS_PER_US);
+	thread_ops(&r, 4, &min, &max);
+	ck_assert_uint_eq((uint64_t)figure(&r, "handoffs"), 0);
+	ck_assert_uint_eq((uint64_t)figure(&r, "mutual_exclusion_violations"), 0);
+	ck_assert_msg(max <= most + 1 && min >= 0.9 * most - 1, "ops per thread %llu..%llu, at most %.1f",
+		      (unsigned long long)min, (unsigned long long)max, most);
+	tu_run_free(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("perfsuites");
@@ -119,6 +190,8 @@ int main(void)
 	tcase_add_test(tc, test_wake_parallel_shares);
 	tcase_add_test(tc, test_requeue_in_order);
 	tcase_add_test(tc, test_wake_one_at_a_time_in_order);
+	tcase_add_test(tc, test_lock_pi_exclusion_and_turns);
+	tcase_add_test(tc, test_lock_pi_multi_uncontended);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
