@@ -301,6 +301,42 @@ static void step_pi_unlock(struct path_builder *b)
 		b->uops[jump].arg = b->n;
 }
 
+/* futex_proxy_trylock_atomic() under both bucket locks: the first futex's top
+ * waiter (a chain read), futex_lock_pi_atomic() on the second futex's word on its
+ * behalf, and the pi_state the requeued waiters will block on */
+static void step_pi_proxy_lock(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
+	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
+	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_PROXY_LOCK, .operand = OPND_WORD2_LINE });
+	path_emit_work(b, b->costs_ps[KC_PI_STATE]);
+	path_emit_access(b, ACCESS_RMW, OPND_PI_STATE2, 0);
+}
+
+/* woken owning the second futex without having been requeued (the proxy took it
+ * for us and unqueued us): nothing left but the hash put (patched past unlock2) */
+static void step_pi_requeue_done(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NOT_QUEUED, .operand = OPND_NONE });
+}
+
+static void step_lock2(struct path_builder *b)
+{
+	emit_rtlock_fast(b);
+	path_emit(b, (struct uop){ .kind = UOP_LOCK, .operand = OPND_BUCKET2_LOCK, .work_ps = lock_slowpath_ps(b) });
+}
+
+static void step_pi_fixup2(struct path_builder *b)
+{
+	path_emit_access(b, ACCESS_READ, OPND_PI_STATE2, 0);
+}
+
+static void step_unlock2(struct path_builder *b)
+{
+	path_emit(b, (struct uop){ .kind = UOP_UNLOCK, .operand = OPND_BUCKET2_LOCK });
+	emit_rtlock_fast(b);
+}
+
 /* Before 2.6.22 every futex op looked the futex up through the mm; afterwards only
  * ops without FUTEX_PRIVATE_FLAG do. */
 static bool legacy_key(const struct path_builder *b)
@@ -378,6 +414,11 @@ static const struct step_def step_defs[STEP_NSTEPS] = {
 	[STEP_PI_FIXUP] = { step_pi_fixup, -1 },
 	[STEP_PI_UNQUEUE] = { step_pi_unqueue, BF_CHAIN },
 	[STEP_PI_UNLOCK] = { step_pi_unlock, BF_CHAIN },
+	[STEP_PI_PROXY_LOCK] = { step_pi_proxy_lock, BF_CHAIN },
+	[STEP_PI_REQUEUE_DONE] = { step_pi_requeue_done, -1 },
+	[STEP_LOCK2] = { step_lock2, BF_LOCK },
+	[STEP_PI_FIXUP2] = { step_pi_fixup2, -1 },
+	[STEP_UNLOCK2] = { step_unlock2, BF_LOCK },
 };
 
 /* A path must leave the buckets unlocked: each lock (double_lock) is followed by one
@@ -386,9 +427,9 @@ static int check_locking(const uint8_t *steps, uint32_t n, const char *op, struc
 {
 	static const struct {
 		uint8_t lock, unlock;
-	} pairs[2] = { { STEP_LOCK, STEP_UNLOCK }, { STEP_DOUBLE_LOCK, STEP_DOUBLE_UNLOCK } };
+	} pairs[3] = { { STEP_LOCK, STEP_UNLOCK }, { STEP_DOUBLE_LOCK, STEP_DOUBLE_UNLOCK }, { STEP_LOCK2, STEP_UNLOCK2 } };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		int held = 0;
 
 		for (uint32_t i = 0; i < n; i++) {
@@ -411,7 +452,7 @@ static int check_locking(const uint8_t *steps, uint32_t n, const char *op, struc
 static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, const char *name, struct fs_error *e)
 {
 	int32_t pending = -1;  /* index of a branch waiting for its target */
-	uint8_t target_step = 0;
+	uint8_t target_step = 0, branch_step = 0;
 	bool after = false;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -434,15 +475,19 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 			b->uops[pending].arg = b->n;
 			pending = -1;
 		}
-		if ((list[i] == STEP_WAITERS_PENDING || list[i] == STEP_CMP_UVAL) && !b->overflow) {
+		if ((list[i] == STEP_WAITERS_PENDING || list[i] == STEP_CMP_UVAL || list[i] == STEP_PI_REQUEUE_DONE) &&
+		    !b->overflow) {
 			pending = (int32_t)b->n - 1;
-			target_step = list[i] == STEP_WAITERS_PENDING ? STEP_UNLOCK : STEP_DOUBLE_UNLOCK;
-			after = list[i] == STEP_WAITERS_PENDING;
+			branch_step = list[i];
+			target_step = list[i] == STEP_WAITERS_PENDING ? STEP_UNLOCK
+				      : list[i] == STEP_CMP_UVAL     ? STEP_DOUBLE_UNLOCK
+								     : STEP_UNLOCK2;
+			after = list[i] != STEP_CMP_UVAL;
 		}
 	}
 	if (pending >= 0)
 		return fs_fail(e, FS_ERR_INPUT, "kernel path %s: '%s' needs a later '%s' to skip to", name,
-			       target_step == STEP_UNLOCK ? "waiters_pending" : "cmp_uval", futex_step_names[target_step]);
+			       futex_step_names[branch_step], futex_step_names[target_step]);
 	return 0;
 }
 
@@ -488,7 +533,10 @@ static int build_branching(struct path_builder *b, enum futex_op_kind first_op, 
 
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e)
 {
-	const char *name = op == FOP_WAIT ? "wait" : op == FOP_LOCK_PI_ANY ? "lock_pi" : futex_op_kind_names[op];
+	const char *name = op == FOP_WAIT		     ? "wait"
+			   : op == FOP_LOCK_PI_ANY	     ? "lock_pi"
+			   : op == FOP_WAIT_REQUEUE_PI_ANY ? "wait_requeue_pi"
+							     : futex_op_kind_names[op];
 	const struct kernel_path *p = &b->k->paths[op >= FOP_NKINDS ? FOP_WAIT_EAGAIN : op];
 
 	if (op == FOP_WAIT) {
@@ -496,6 +544,9 @@ int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_er
 			return -1;
 	} else if (op == FOP_LOCK_PI_ANY) {
 		if (build_branching(b, FOP_LOCK_PI, FOP_LOCK_PI_BLOCK, STEP_PI_LOCK_ATOMIC, BR_PI_ACQUIRED, e) < 0)
+			return -1;
+	} else if (op == FOP_WAIT_REQUEUE_PI_ANY) {
+		if (build_branching(b, FOP_WAIT_EAGAIN, FOP_WAIT_REQUEUE_PI_BLOCK, STEP_READ_UVAL, BR_VALUE_NE, e) < 0)
 			return -1;
 	} else if (check_locking(p->steps, p->nsteps, name, e) < 0 || emit_steps(b, p->steps, p->nsteps, name, e) < 0) {
 		return -1;

@@ -31,7 +31,8 @@
  * and the steps of blocking ops (queue, sleep, waiters_pending, wake_walk; requeue's
  * get_key2, hash_lookup2, waiters_inc2/dec2, double_lock/unlock, cmp_uval,
  * requeue_walk, hash_put2) and of PI futexes (pi_lock_atomic, pi_attach, pi_fixup,
- * pi_unqueue, pi_unlock): docs/kernel.md.
+ * pi_unqueue, pi_unlock; requeue-PI's pi_proxy_lock, pi_requeue_done, lock2,
+ * pi_fixup2, unlock2): docs/kernel.md.
  */
 #ifndef FUTEXSIM_FUTEX_PATH_H
 #define FUTEXSIM_FUTEX_PATH_H
@@ -71,7 +72,9 @@ enum pi_op {
 	PI_LOCK_ATOMIC, /* futex_lock_pi_atomic(): a free word is taken; a taken one gets FUTEX_WAITERS */
 	PI_HANDOFF,     /* wake_futex_pi(): the word goes to the top waiter, which is woken */
 	PI_RELEASE,     /* futex_unlock_pi() without waiters: the word is cleared */
-	PI_UNQUEUE      /* futex_unqueue_pi(): the woken new owner leaves the chain */
+	PI_UNQUEUE,     /* futex_unqueue_pi(): the woken new owner leaves the chain */
+	PI_PROXY_LOCK   /* futex_proxy_trylock_atomic(): the second futex (a free one goes to the
+			   first waiter of the first, which is unqueued and woken: task.result 1) */
 };
 #define FUTEX_WAITERS_BIT 0x80000000u
 #define FUTEX_TID_MASK 0x3fffffffu
@@ -84,7 +87,8 @@ enum branch_cond {
 	BR_VALUE_NE,   /* the task's futex word no longer holds the expected value */
 	BR_NO_WAITERS, /* the target bucket's waiters count is 0 */
 	BR_PI_ACQUIRED,/* the task's PI_LOCK_ATOMIC found the word free (and took it) */
-	BR_NO_PI_WAITER /* nobody in the target bucket's chain waits on the task's word */
+	BR_NO_PI_WAITER,/* nobody in the target bucket's chain waits on the task's word */
+	BR_NOT_QUEUED   /* the task is on no chain (woken owning a requeue-PI target) */
 };
 
 /* Where a micro-op's line or lock comes from. */
@@ -100,7 +104,10 @@ enum uop_operand {
 	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
 	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
 	OPND_TASK_WORK,    /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
-	OPND_PI_STATE      /* the target futex's pi_state line (the rt_mutex's wait_lock, owner) */
+	OPND_PI_STATE,     /* the target futex's pi_state line (the rt_mutex's wait_lock, owner) */
+	OPND_PI_STATE2,    /* the second target's */
+	OPND_WORD2_LINE,   /* the second target's futex word's line */
+	OPND_BUCKET2_LOCK  /* the second target's bucket spinlock */
 };
 
 struct uop {
@@ -159,7 +166,8 @@ void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_op
  * FOP_WAIT is the wait_eagain path up to the value check, then either the
  * wait_block steps (the value still matches: queue and sleep) or the rest of the
  * wait_eagain path; FOP_LOCK_PI_ANY likewise the lock_pi path up to
- * pi_lock_atomic, then lock_pi_block (the word was taken) or the rest of lock_pi. */
+ * pi_lock_atomic, then lock_pi_block (the word was taken) or the rest of lock_pi;
+ * FOP_WAIT_REQUEUE_PI_ANY the wait_eagain path with wait_requeue_pi_block. */
 int futex_path_build(struct path_builder *b, enum futex_op_kind op, struct fs_error *e);
 
 #endif

@@ -91,6 +91,26 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		chain_unlink(ts, t, prev);
 		t->waiting_on = NULL;
 		break;
+	case PI_PROXY_LOCK:
+		/* on behalf of the first futex's top waiter, on the second futex's word */
+		w = t->word2;
+		top = futexq_pi_top(ts, t);
+		t->result = 0; /* waiters it woke, for the caller (the walk counts the rest) */
+		if (top == FUTEX_CHAIN_END)
+			break;
+		if (w->value & FUTEX_TID_MASK) {
+			w->value |= FUTEX_WAITERS_BIT;
+			break;
+		}
+		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
+		for (uint32_t c = t->target.table->chain_head[t->target.bucket]; c != top; c = ts->v[c].chain_next)
+			prev = c;
+		chain_unlink(ts, &ts->v[top], prev);
+		if (t->target.table->waiters[t->target.bucket])
+			t->target.table->waiters[t->target.bucket]--;
+		futex_wake_task(ts, &ts->v[top]);
+		t->result = 1;
+		break;
 	}
 	t->pc++;
 	t->state = TS_RUN;

@@ -47,6 +47,8 @@ static inline bool futexq_branch_taken(const struct tasks *ts, const struct task
 		return !(t->result & FUTEX_TID_MASK);
 	case BR_NO_PI_WAITER:
 		return futexq_pi_top(ts, t) == FUTEX_CHAIN_END;
+	case BR_NOT_QUEUED:
+		return !t->waiting_on;
 	default:
 		return t->target.table->waiters[t->target.bucket] == 0;
 	}

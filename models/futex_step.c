@@ -9,11 +9,13 @@ const char *const futex_step_names[] = {
 	"mmap_read_lock", "mmap_read_unlock", "find_vma", "key_ref_get", "key_ref_put",
 	"queue", "sleep", "waiters_pending", "wake_walk",
 	"get_key2", "hash_lookup2", "waiters_inc2", "waiters_dec2", "double_lock", "cmp_uval", "requeue_walk",
-	"double_unlock", "hash_put2", "pi_lock_atomic", "pi_attach", "pi_fixup", "pi_unqueue", "pi_unlock", NULL,
+	"double_unlock", "hash_put2", "pi_lock_atomic", "pi_attach", "pi_fixup", "pi_unqueue", "pi_unlock",
+	"pi_proxy_lock", "pi_requeue_done", "lock2", "pi_fixup2", "unlock2", NULL,
 };
 
 const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue",
-					    "lock_pi", "lock_pi_block", "unlock_pi", NULL };
+					    "lock_pi", "lock_pi_block", "unlock_pi", "wait_requeue_pi_block",
+					    "cmp_requeue_pi", NULL };
 
 #define PATH(...) { .steps = { __VA_ARGS__ }, .nsteps = sizeof((const uint8_t[]){ __VA_ARGS__ }) }
 
@@ -39,6 +41,19 @@ static const struct kernel_path default_paths[FOP_NKINDS] = {
 	 * the top waiter, and either the hand-off to it (wake_futex_pi) or the word cleared */
 	[FOP_UNLOCK_PI] = PATH(STEP_SYSCALL, STEP_READ_UVAL, STEP_GET_KEY, STEP_HASH_LOOKUP, STEP_LOCK, STEP_PI_UNLOCK,
 			       STEP_UNLOCK, STEP_HASH_PUT),
+	/* kernel/futex/requeue.c: futex_wait_requeue_pi() queues on the first futex and
+	 * sleeps; woken owning the second (futex_proxy_trylock_atomic took it for it: it
+	 * was unqueued) it returns; requeued onto the second's rt_mutex and later handed
+	 * it, it locks that bucket, fixes the owner up and unqueues */
+	[FOP_WAIT_REQUEUE_PI_BLOCK] = PATH(STEP_QUEUE, STEP_UNLOCK, STEP_SLEEP, STEP_PI_REQUEUE_DONE, STEP_LOCK2,
+					   STEP_PI_FIXUP2, STEP_PI_UNQUEUE, STEP_WAITERS_DEC2, STEP_UNLOCK2,
+					   STEP_HASH_PUT),
+	/* futex_requeue() with requeue_pi: the top waiter gets the PI futex if it is free
+	 * (futex_proxy_trylock_atomic), the others move onto it as rt_mutex waiters */
+	[FOP_CMP_REQUEUE_PI] = PATH(STEP_SYSCALL, STEP_GET_KEY, STEP_GET_KEY2, STEP_HASH_LOOKUP, STEP_HASH_LOOKUP2,
+				    STEP_WAITERS_INC2, STEP_DOUBLE_LOCK, STEP_CMP_UVAL, STEP_PI_PROXY_LOCK,
+				    STEP_REQUEUE_WALK, STEP_DOUBLE_UNLOCK, STEP_WAITERS_DEC2, STEP_HASH_PUT,
+				    STEP_HASH_PUT2),
 };
 
 const struct kernel_path *futex_step_default_path(enum futex_op_kind op)

@@ -46,6 +46,11 @@ enum futex_step {
 	STEP_PI_FIXUP,
 	STEP_PI_UNQUEUE,
 	STEP_PI_UNLOCK,
+	STEP_PI_PROXY_LOCK,
+	STEP_PI_REQUEUE_DONE,
+	STEP_LOCK2,
+	STEP_PI_FIXUP2,
+	STEP_UNLOCK2,
 	STEP_NSTEPS
 };
 extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
@@ -61,9 +66,13 @@ enum futex_op_kind {
 	FOP_LOCK_PI,     /* FUTEX_LOCK_PI that takes the word (or finds it taken, up to the check) */
 	FOP_LOCK_PI_BLOCK, /* what FUTEX_LOCK_PI does instead when the word is taken: block on the rt_mutex */
 	FOP_UNLOCK_PI,   /* FUTEX_UNLOCK_PI */
+	FOP_WAIT_REQUEUE_PI_BLOCK, /* what FUTEX_WAIT_REQUEUE_PI does after the value check when it
+				      matches: queue, sleep, and own the PI futex when woken */
+	FOP_CMP_REQUEUE_PI, /* FUTEX_CMP_REQUEUE_PI */
 	FOP_NKINDS,
 	FOP_WAIT = FOP_NKINDS, /* for futex_path_build: wait_eagain + wait_block with the branch */
-	FOP_LOCK_PI_ANY        /* for futex_path_build: lock_pi + lock_pi_block with the branch */
+	FOP_LOCK_PI_ANY,       /* for futex_path_build: lock_pi + lock_pi_block with the branch */
+	FOP_WAIT_REQUEUE_PI_ANY /* ... wait_eagain + wait_requeue_pi_block with the branch */
 };
 extern const char *const futex_op_kind_names[];
 

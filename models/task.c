@@ -266,8 +266,7 @@ static void run(struct tasks *ts, struct task *t)
 				return;
 			break;
 		case UOP_PI:
-			if (u->operand == OPND_WORD_LINE &&
-			    !line_access(ts, t, t->target.word_line, ACCESS_RMW, TS_PI_ACCESS))
+			if (u->operand != OPND_NONE && !line_access(ts, t, resolve_line(t, u), ACCESS_RMW, TS_PI_ACCESS))
 				return;
 			futexq_pi_done(ts, t);
 			break;

@@ -28,6 +28,10 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 		return futex_table_line(t->target2.table, t->target2.bucket, (enum bucket_field)u->arg);
 	case OPND_PI_STATE:
 		return t->target.pi_line;
+	case OPND_PI_STATE2:
+		return t->target2.pi_line;
+	case OPND_WORD2_LINE:
+		return t->target2.word_line;
 	default:
 		return u->arg;
 	}
@@ -43,7 +47,7 @@ static inline uint64_t bucket_addr(const struct op_target *t)
  * is none: the second of two locks that are the same bucket's. */
 static inline bool uop_lock(const struct task *t, const struct uop *u, uint32_t *lock, uint32_t *line)
 {
-	const struct op_target *which = &t->target;
+	const struct op_target *which = u->operand == OPND_BUCKET2_LOCK ? &t->target2 : &t->target;
 
 	if (u->operand == OPND_LOCK_FIRST || u->operand == OPND_LOCK_SECOND) {
 		bool same = t->target2.table == t->target.table && t->target2.bucket == t->target.bucket;

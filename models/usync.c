@@ -114,6 +114,7 @@ static size_t prog_index(const struct usync *u, uint32_t task, enum prog_variant
 static const enum futex_op_kind kernel_op[UP_NPROGS] = {
 	[UP_WAIT] = FOP_WAIT, [UP_WAKE] = FOP_WAKE, [UP_REQUEUE] = FOP_REQUEUE,
 	[UP_LOCK_PI] = FOP_LOCK_PI_ANY, [UP_UNLOCK_PI] = FOP_UNLOCK_PI,
+	[UP_WAIT_REQUEUE_PI] = FOP_WAIT_REQUEUE_PI_ANY, [UP_CMP_REQUEUE_PI] = FOP_CMP_REQUEUE_PI,
 };
 static const uint8_t user_op[UP_NPROGS] = { [UP_CAS] = USER_CAS, [UP_XCHG] = USER_XCHG, [UP_LOAD] = USER_LOAD };
 
@@ -326,6 +327,27 @@ void usync_futex_lock_pi(struct usync *u, struct task *t, struct usync_futex *f)
 void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *f)
 {
 	set_prog(u, t, UP_UNLOCK_PI, f, 0);
+}
+
+void usync_futex_wait_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val,
+				 struct usync_futex *f2)
+{
+	user_atomic(u, t, UP_WAIT_REQUEUE_PI, f, val, 0, 0);
+	t->word2 = &f2->w;
+	t->target2 = f2->target;
+	count(u, t, &u->tasks[t->id].waits, 1);
+}
+
+void usync_futex_cmp_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
+				struct usync_futex *f2, uint32_t nrequeue)
+{
+	set_prog(u, t, UP_CMP_REQUEUE_PI, f, 0);
+	t->word2 = &f2->w;
+	t->target2 = f2->target;
+	t->expected = cmpval;
+	t->nwake = 0; /* the one woken is futex_proxy_trylock_atomic's (t->result) */
+	t->nrequeue = nrequeue;
+	count(u, t, &u->tasks[t->id].requeues, 1);
 }
 
 void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,

@@ -71,7 +71,10 @@ struct usync_task {
 };
 
 /* The paths' micro-op programs of a task: kernel programs per variant. */
-enum usync_prog { UP_CAS, UP_XCHG, UP_LOAD, UP_WAIT, UP_WAKE, UP_REQUEUE, UP_LOCK_PI, UP_UNLOCK_PI, UP_NPROGS };
+enum usync_prog {
+	UP_CAS, UP_XCHG, UP_LOAD, UP_WAIT, UP_WAKE, UP_REQUEUE,
+	UP_LOCK_PI, UP_UNLOCK_PI, UP_WAIT_REQUEUE_PI, UP_CMP_REQUEUE_PI, UP_NPROGS
+};
 /* Without PI futexes (usync_init's `pi`), only the programs before UP_LOCK_PI exist. */
 #define UP_NPROGS_PLAIN UP_LOCK_PI
 
@@ -140,6 +143,13 @@ void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f,
  * (usync_place_pi_state). */
 void usync_futex_lock_pi(struct usync *u, struct task *t, struct usync_futex *f);
 void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *f);
+/* FUTEX_WAIT_REQUEUE_PI(f, val, f2): back (t->waiting_on NULL) owning PI futex f2;
+ * FUTEX_CMP_REQUEUE_PI(f, cmpval, f2, 1, nrequeue): t->result waiters it woke owning
+ * f2 (0 or 1), t->walk.moved those it requeued onto f2. */
+void usync_futex_wait_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val,
+				 struct usync_futex *f2);
+void usync_futex_cmp_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t cmpval,
+				struct usync_futex *f2, uint32_t nrequeue);
 
 /* From program_done, after each program of a protocol: advances the protocol and
  * sets the next program. True when the protocol has finished (a lock is then

@@ -20,6 +20,7 @@ struct perfwake_params {
 	struct procset_params pp; /* pp.threads: the blocked threads and the wakers */
 	struct usync_params up;
 	uint32_t blocked, wakers, runs, nwake, nrequeue;
+	bool pi;                  /* requeue -p: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI */
 };
 
 struct perfwake {
@@ -31,15 +32,16 @@ struct perfwake {
 	uint32_t first;           /* the process's first task: blocked threads, then wakers */
 	uint32_t runs_begun, asleep, returned, wakers_done;
 	uint32_t count;           /* this run: woken (wake suites) or requeued (requeue) */
+	uint32_t calls;           /* this run's CMP_REQUEUE_PI calls (perf counts one woken per call) */
 	uint32_t woken2;          /* requeue: woken from futex2 after the timed loop */
 	bool timing;              /* requeue: the timed loop is under way */
 	simtime_t run_start;
 	/* per run inside the window: perf's figure in whole microseconds (tv_usec), the
 	 * exact time, and the count woken or requeued; wake-parallel: per run and waker */
 	uint32_t nruns, nsamples;
-	double *run_us, *run_ps, *run_count;
+	double *run_us, *run_ps, *run_count, *run_calls;
 	double *sample_us, *sample_ps, *sample_count;
-	uint64_t woken, moved;
+	uint64_t woken, moved, violations;
 };
 
 static const char *const suite_names[] = { "wake", "wake-parallel", "requeue" };
@@ -59,7 +61,7 @@ static int parse_suite(const struct yt_node *n, const struct machine *m, void **
 	static const char *const keys[3][16] = {
 		{ "type", PROCSET_KEYS, USYNC_KEYS, "runs", "nwake", NULL },
 		{ "type", PROCSET_KEYS, USYNC_KEYS, "runs", "wakers", NULL },
-		{ "type", PROCSET_KEYS, USYNC_KEYS, "runs", "nrequeue", "broadcast", NULL },
+		{ "type", PROCSET_KEYS, USYNC_KEYS, "runs", "nrequeue", "broadcast", "pi", NULL },
 	};
 	struct perfwake_params *p = calloc(1, sizeof(*p));
 	bool broadcast = false;
@@ -76,7 +78,8 @@ static int parse_suite(const struct yt_node *n, const struct machine *m, void **
 	    (suite == SUITE_WAKE && cfg_get_u32(n, "nwake", 1, 1, UINT32_MAX, &p->nwake, e) < 0) ||
 	    (suite == SUITE_WAKE_PARALLEL && cfg_get_u32(n, "wakers", 2, 1, 1u << 16, &p->wakers, e) < 0) ||
 	    (suite == SUITE_REQUEUE && (cfg_get_u32(n, "nrequeue", 1, 1, UINT32_MAX, &p->nrequeue, e) < 0 ||
-					cfg_get_bool(n, "broadcast", false, &broadcast, e) < 0)))
+					cfg_get_bool(n, "broadcast", false, &broadcast, e) < 0 ||
+					cfg_get_bool(n, "pi", false, &p->pi, e) < 0)))
 		return -1;
 	if (p->pp.processes != 1)
 		return fs_fail_at(e, &yt_get(n, "processes")->mark,
@@ -137,6 +140,7 @@ static void free_state(void *state)
 	free(w->run_us);
 	free(w->run_ps);
 	free(w->run_count);
+	free(w->run_calls);
 	free(w->sample_us);
 	free(w->sample_ps);
 	free(w->sample_count);
@@ -168,7 +172,9 @@ static void waker_call(struct perfwake *w, struct task *t)
 		usync_futex_wake(&w->u, t, w->f1, p->blocked / p->wakers);
 		break;
 	case SUITE_REQUEUE:
-		if (w->timing) /* nr_wake 0: move them all, wake none */
+		if (w->timing && p->pi) /* the first waiter may get futex2, the others queue on it */
+			usync_futex_cmp_requeue_pi(&w->u, t, w->f1, 0, w->f2, p->nrequeue);
+		else if (w->timing) /* nr_wake 0: move them all, wake none */
 			usync_futex_requeue(&w->u, t, w->f1, 0, w->f2, 0, p->nrequeue);
 		else
 			usync_futex_wake(&w->u, t, w->f2, p->blocked);
@@ -182,7 +188,7 @@ static void start_run(struct perfwake *w)
 	struct tasks *ts = w->world->tasks;
 
 	w->run_start = ts->eng->now;
-	w->count = w->woken2 = w->wakers_done = 0;
+	w->count = w->woken2 = w->wakers_done = w->calls = 0;
 	w->timing = true;
 	for (uint32_t k = 0; k < w->p->wakers; k++) {
 		struct task *t = &ts->v[w->first + w->p->blocked + k];
@@ -191,6 +197,15 @@ static void start_run(struct perfwake *w)
 		waker_call(w, t);
 		task_start(ts, t, w->run_start);
 	}
+}
+
+/* A blocked thread's wait: FUTEX_WAIT(futex1, 0), or with -p FUTEX_WAIT_REQUEUE_PI(futex1, 0, futex2). */
+static void block(struct perfwake *w, struct task *t)
+{
+	if (w->p->pi)
+		usync_futex_wait_requeue_pi(&w->u, t, w->f1, 0, w->f2);
+	else
+		usync_futex_wait(&w->u, t, w->f1, 0);
 }
 
 /* The blocked threads (re)start: each calls FUTEX_WAIT(futex1, 0). */
@@ -204,7 +219,7 @@ static void block_all(struct perfwake *w, simtime_t at)
 		struct task *t = &ts->v[w->first + i];
 
 		t->clock = at;
-		usync_futex_wait(&w->u, t, w->f1, 0);
+		block(w, t);
 		task_start(ts, t, at);
 	}
 }
@@ -243,7 +258,7 @@ static void thread_started(void *ctx, struct task *t)
 	t->uncounted = true;
 	if (!is_blocked_thread(w, t))
 		return;
-	usync_futex_wait(&w->u, t, w->f1, 0);
+	block(w, t);
 	task_start(w->world->tasks, t, t->clock);
 }
 
@@ -268,13 +283,15 @@ static int setup(const struct world *world, const void *params, void **state, st
 	w->run_us = calloc(p->runs, sizeof(double));
 	w->run_ps = calloc(p->runs, sizeof(double));
 	w->run_count = calloc(p->runs, sizeof(double));
+	w->run_calls = calloc(p->runs, sizeof(double));
 	w->sample_us = calloc((size_t)p->runs * p->wakers, sizeof(double));
 	w->sample_ps = calloc((size_t)p->runs * p->wakers, sizeof(double));
 	w->sample_count = calloc((size_t)p->runs * p->wakers, sizeof(double));
-	if (!w->run_us || !w->run_ps || !w->run_count || !w->sample_us || !w->sample_ps || !w->sample_count)
+	if (!w->run_us || !w->run_ps || !w->run_count || !w->run_calls || !w->sample_us || !w->sample_ps ||
+	    !w->sample_count)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
-	    usync_init(&w->u, world, &w->ps, 2, 0, false, &p->up, e) < 0 ||
+	    usync_init(&w->u, world, &w->ps, 2, 0, p->pi, &p->up, e) < 0 ||
 	    /* perf's static u_int32_t futex1, futex2: adjacent words, futex2 first as a
 	     * gcc build of perf lays them out (seen in its requeue header) */
 	    usync_alloc(&w->u, 0, 8, "futex1 and futex2", "futex word", &base, &object, e) < 0 ||
@@ -283,6 +300,13 @@ static int setup(const struct world *world, const void *params, void **state, st
 		return -1;
 	w->f1 = &w->u.mutexes[0].f;
 	w->f2 = &w->u.mutexes[1].f;
+	if (p->pi) {
+		static const char *const no_fields[] = { NULL };
+		uint32_t pi_object = memmap_object(world->mem, "pi_state", "pi_state", no_fields);
+
+		if (pi_object == MEMMAP_NONE || usync_place_pi_state(&w->u, w->f2, 0, pi_object, 0, e) < 0)
+			return pi_object == MEMMAP_NONE ? fs_fail(e, FS_ERR_LIMIT, "out of memory") : -1;
+	}
 	w->first = world->ft->procs[0].first_task;
 	w->runs_begun = 1;
 	world->tasks->slept = slept;
@@ -297,6 +321,7 @@ static void record_run(struct perfwake *w, simtime_t ps, uint32_t count)
 	w->run_ps[w->nruns] = (double)ps;
 	w->run_us[w->nruns] = floor((double)ps / 1e6);
 	w->run_count[w->nruns] = count;
+	w->run_calls[w->nruns] = w->calls;
 	w->nruns++;
 }
 
@@ -307,10 +332,20 @@ static void program_done(void *state, struct task *t)
 	const struct perfwake_params *p = w->p;
 
 	if (is_blocked_thread(w, t)) {
-		/* back from its wait: woken; idle until the next run */
-		if (run_in_window(w))
-			gsl_histogram_increment(w->u.latency, (double)(t->clock - w->run_start));
-		task_count_op(ts, t);
+		if (!p->pi || t->word == &w->f1->w) {
+			/* back from its wait: woken */
+			if (run_in_window(w))
+				gsl_histogram_increment(w->u.latency, (double)(t->clock - w->run_start));
+			task_count_op(ts, t);
+		}
+		if (p->pi && t->word == &w->f1->w) {
+			/* owning futex2 (perf: "got the lock at futex2"), it unlocks it */
+			if ((w->f2->w.value & FUTEX_TID_MASK) != t->id + 1)
+				w->violations++;
+			usync_futex_unlock_pi(&w->u, t, w->f2);
+			return;
+		}
+		/* idle until the next run */
 		w->returned++;
 		task_stop(ts, t);
 		run_over(w);
@@ -340,17 +375,28 @@ static void program_done(void *state, struct task *t)
 		break;
 	case SUITE_REQUEUE:
 		if (w->timing) {
-			w->count += t->walk.woken + t->walk.moved;
-			if (run_in_window(w))
+			/* the syscall's return: woken (by the PI proxy) and requeued */
+			uint32_t woken = p->pi ? t->result : t->walk.woken;
+
+			w->count += woken + t->walk.moved;
+			w->calls++;
+			if (run_in_window(w)) {
 				w->moved += t->walk.moved;
+				w->woken += woken;
+			}
 			if (w->count < p->blocked) {
 				waker_call(w, t);
 				return;
 			}
 			record_run(w, t->clock - w->run_start, w->count);
 			w->timing = false;
-			waker_call(w, t);
-			return;
+			if (!p->pi) {
+				waker_call(w, t);
+				return;
+			}
+			/* perf's FUTEX_WAKE of futex2 fails on PI waiters (-EINVAL): they pass
+			 * futex2 on to each other by unlocking it */
+			break;
 		}
 		w->woken2 += t->walk.woken;
 		if (run_in_window(w))
@@ -387,8 +433,8 @@ static void print_header(const void *params, const void *state, double secs, FIL
 			p->blocked, scope, f1, p->wakers, p->blocked / p->wakers);
 		break;
 	case SUITE_REQUEUE:
-		fprintf(out, "Run summary [PID 0]: Requeuing %u threads (from [%s] 0x%llx to 0x%llx), %u at a time.\n\n",
-			p->blocked, scope, f1, f2, p->nrequeue);
+		fprintf(out, "Run summary [PID 0]: Requeuing %u threads (from [%s] 0x%llx to %s0x%llx), %u at a time.\n\n",
+			p->blocked, scope, f1, p->pi ? "PI " : "", f2, p->nrequeue);
 		break;
 	}
 }
@@ -434,9 +480,14 @@ static void print_perf(const void *state, bool summary, FILE *out)
 	}
 	if (!summary) {
 		for (uint32_t r = 0; r < w->nruns; r++)
-			fprintf(out, "[Run %u]: %s %u of %u threads in %.4f ms\n", r + 1,
-				p->suite == SUITE_WAKE ? "Wokeup" : "Requeued", (unsigned)w->run_count[r], p->blocked,
-				w->run_us[r] / 1000);
+			if (p->pi) /* perf counts one awoken per call */
+				fprintf(out, "[Run %u]: Awoke and Requeued (%u+%u) of %u threads in %.4f ms\n", r + 1,
+					(unsigned)w->run_calls[r], (unsigned)(w->run_count[r] - w->run_calls[r]), p->blocked,
+					w->run_us[r] / 1000);
+			else
+				fprintf(out, "[Run %u]: %s %u of %u threads in %.4f ms\n", r + 1,
+					p->suite == SUITE_WAKE ? "Wokeup" : "Requeued", (unsigned)w->run_count[r],
+					p->blocked, w->run_us[r] / 1000);
 		return;
 	}
 	perf_stats(w->run_us, w->nruns, &us, &pct);
@@ -471,6 +522,8 @@ static void figures(const void *state, struct workload_figures *out)
 	workload_figure_add(out, "wakeup_latency_p90", "ps", usync_latency_quantile(&w->u, 0.90));
 	workload_figure_add(out, "wakeup_latency_p99", "ps", usync_latency_quantile(&w->u, 0.99));
 	workload_figure_add(out, "wakeup_latency_mean", "ps", total > 0 ? gsl_histogram_mean(w->u.latency) : 0);
+	if (p->pi)
+		workload_figure_add(out, "mutual_exclusion_violations", "count", (double)w->violations);
 	out->nbins = (uint32_t)gsl_histogram_bins(w->u.latency);
 	out->edges = w->u.latency->range;
 	out->counts = w->u.latency->bin;
@@ -485,7 +538,7 @@ static void size(const void *params, struct workload_size *out)
 	out->max_process_threads = p->pp.threads + 1;
 	out->user_lines = 3;
 	out->targets = 2;
-	out->bytes = usync_bytes(p->pp.threads, 2, 0, false) + (uint64_t)p->runs * (3 + 3ull * p->wakers) * sizeof(double);
+	out->bytes = usync_bytes(p->pp.threads, 2, 0, p->pi) + (uint64_t)p->runs * (4 + 3ull * p->wakers) * sizeof(double);
 }
 
 #define PERFWAKE_TYPE(var, type_name, parser, what)                                                                   \

@@ -31,8 +31,7 @@ const char perfbench_usage[] =
 	"                      [--scenario FILE] [--cpus LIST]\n"
 	"\n"
 	"perf bench futex, simulated: perf's suites, options and output, line for line.\n"
-	"SUITE: hash, wake, wake-parallel, requeue or lock-pi (requeue -p, FUTEX_CMP_REQUEUE_PI,\n"
-	"is not simulated). Differences from perf: the PID is the simulated\n"
+	"SUITE: hash, wake, wake-parallel, requeue or lock-pi. Differences from perf: the PID is the simulated\n"
 	"process's, 0, and addresses are simulated ones; times are simulated, printed\n"
 	"with perf's resolution (hash: whole seconds, 0 for the default 0.01 s; the other\n"
 	"wake suites: whole microseconds, as perf's tv_usec), -v prints the exact figures;\n"
@@ -60,6 +59,7 @@ const char perfbench_usage[] =
 	"wake-parallel: -w, --nwakers N  waker threads, each waking threads/N (default 2)\n"
 	"requeue:       -q, --nrequeue N threads requeued per FUTEX_CMP_REQUEUE (default 1)\n"
 	"               -B, --broadcast  requeue them all at once\n"
+	"               -p, --pi         FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI\n"
 	"futexsim's options:\n"
 	"  -v, --verbose      then futexsim's own figures; the speed on stderr\n"
 	"  --machine NAME     machine preset or file (default " DEFAULT_MACHINE ", quickstart's)\n"
@@ -73,8 +73,7 @@ const char perfbench_usage[] =
 	"  -h, --help         show this help\n"
 	"\n"
 	"Not simulated: -I/--immutable (perf 6.16's immutable private hash; run a scenario\n"
-	"with kernel.private_hash.refcount: none instead), requeue -p/--pi\n"
-	"(FUTEX_CMP_REQUEUE_PI).\n"
+	"with kernel.private_hash.refcount: none instead).\n"
 	"Exit status: 0 success, 1 run failed, 2 bad option, 3 bad scenario, machine or\n"
 	"kernel, 5 refused (resource limit), 130 interrupted.\n"
 	"Examples: futexsim bench futex hash -t 8 -b 16 -s\n"
@@ -93,7 +92,7 @@ struct bench_opts {
 	unsigned nwake;       /* wake -w, wake-parallel -w, requeue -q; 0: the suite's default */
 	unsigned repeat;      /* perf bench -r: runs of the wake suites */
 	long buckets;         /* -1: the kernel's */
-	bool buckets_given, shared, silent, verbose, broadcast, multi;
+	bool buckets_given, shared, silent, verbose, broadcast, multi, pi;
 	double runtime;
 	const char *machine, *kernel, *scenario, *cpus;
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
@@ -120,7 +119,7 @@ static const struct bench_option {
 	{ 'w', "nwakers", true, O_NWAKERS, SUITE(S_WAKE_PARALLEL), "Specify amount of waking threads" },
 	{ 'q', "nrequeue", true, O_NREQUEUE, SUITE(S_REQUEUE), "Specify amount of threads to requeue at once" },
 	{ 'B', "broadcast", false, O_BROADCAST, SUITE(S_REQUEUE), "Requeue all threads at once" },
-	{ 'p', "pi", false, O_PI, SUITE(S_REQUEUE), "Use PI-aware variants of FUTEX_CMP_REQUEUE (not simulated)" },
+	{ 'p', "pi", false, O_PI, SUITE(S_REQUEUE), "Use PI-aware variants of FUTEX_CMP_REQUEUE" },
 	{ 'b', "buckets", true, O_BUCKETS, ALL_SUITES, "Specify amount of hash buckets" },
 	{ 's', "silent", false, O_SILENT, ALL_SUITES, "Silent mode: do not display data." },
 	{ 'S', "shared", false, O_SHARED, ALL_SUITES, "Use shared futexes instead of private ones" },
@@ -269,9 +268,8 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 				     "setting here (kernel.private_hash.refcount: none, with --scenario)",
 				  name);
 	case O_PI:
-		return bad_option(o, "%s is not simulated: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI are not "
-				     "modelled (FUTEX_LOCK_PI and FUTEX_UNLOCK_PI are: futex lock-pi)",
-				  name);
+		o->pi = true;
+		break;
 	}
 	return 0;
 }
@@ -437,6 +435,8 @@ static void add_workload(struct bench_sets *b, const struct bench_opts *o)
 			  o->nwake);
 	if (o->broadcast)
 		add_set(b, "workload.broadcast", "true");
+	if (o->pi)
+		add_set(b, "workload.pi", "true");
 	/* the runs end the simulation; this bounds it */
 	add_set(b, "run.duration", SUITE_TIME_LIMIT);
 	add_set(b, "run.warmup", "0ns");

@@ -37,9 +37,10 @@ static const struct {
 	{ 'p', "^Avg per-thread latency \\(waking [0-9]+/[0-9]+ threads\\) in [0-9]+\\.[0-9]{4} ms "
 	       "\\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
 	{ 'X', "^Run summary \\[PID [0-9]+\\]: Requeuing [0-9]+ threads \\(from \\[(private|shared)\\] 0x[0-9a-f]+ "
-	       "to 0x[0-9a-f]+\\), [0-9]+ at a time\\.$" },
+	       "to (PI )?0x[0-9a-f]+\\), [0-9]+ at a time\\.$" },
 	{ 'Q', "^\\[Run [0-9]+\\]: Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms$" },
 	{ 'L', "^Run summary \\[PID [0-9]+\\]: [0-9]+ threads doing pi lock/unlock pairing for [0-9]+ secs\\.$" },
+	{ 'Z', "^\\[Run [0-9]+\\]: Awoke and Requeued \\([0-9]+\\+[0-9]+\\) of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms$" },
 	{ 'q', "^Requeued [0-9]+ of [0-9]+ threads in [0-9]+\\.[0-9]{4} ms \\(\\+-[0-9]+\\.[0-9]{2}%\\)$" },
 };
 
@@ -126,6 +127,7 @@ START_TEST(test_suites_have_perf_formats)
 		{ "--repeat=2 futex wake-parallel -t 4 -w 2", "HVBPPp" },
 		{ "-r 3 futex requeue -t 4", "HXBQQQq" },
 		{ "-r 2 futex requeue -t 4 -B -S", "HXBQQq" },
+		{ "-r 2 futex requeue -t 4 -p", "HXBZZq" },
 		{ "futex lock-pi -t 3 -r 0.002", "HLBTTTBA" },
 		{ "futex lock-pi -t 2 -M -s -r 0.002", "HLBA" },
 	};
@@ -229,10 +231,10 @@ START_TEST(test_bad_options)
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0.0001 -b 16 --kernel linux-6.15", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "no private futex hash"));
 	free(out);
-	/* an option perf has that needs what is not modelled is named */
-	ck_assert_int_eq(tu_futexsim("bench futex requeue -p", &out), 2);
-	ck_assert_ptr_nonnull(strstr(out, "-p/--pi is not simulated"));
+	/* the usage is the suite's */
+	ck_assert_int_eq(tu_futexsim("bench futex requeue -w 2", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "Usage: futexsim bench futex requeue <options>"));
+	ck_assert_ptr_nonnull(strstr(out, "-p, --pi"));
 	free(out);
 	/* an option of another suite is unknown here, as in perf */
 	ck_assert_int_eq(tu_futexsim("bench futex wake -f 1", &out), 2);
@@ -273,6 +275,7 @@ START_TEST(test_same_lines_as_perf)
 		{ "-r 2 futex wake -t 2", "-r 2 futex wake -t 2" },
 		{ "-r 2 futex wake-parallel -t 2 -w 1", "-r 2 futex wake-parallel -t 2 -w 1" },
 		{ "-r 2 futex requeue -t 2", "-r 2 futex requeue -t 2" },
+		{ "-r 2 futex requeue -t 2 -p", "-r 2 futex requeue -t 2 -p" },
 		{ "futex lock-pi -r 1 -t 2", "futex lock-pi -r 0.002 -t 2" },
 	};
 	char *perf_out = NULL;

@@ -100,6 +100,30 @@ START_TEST(test_requeue_in_order)
 }
 END_TEST
 
+/* requeue -p: FUTEX_CMP_REQUEUE_PI gives futex2 to the first waiter or moves waiters
+ * onto it; each owner passes it on by FUTEX_UNLOCK_PI, in queueing order, one at a
+ * time; every thread comes back once per run owning futex2. */
+START_TEST(test_requeue_pi)
+{
+	static const char *const how[] = { "workload={type: requeue, threads: 8, pi: true, runs: 2}",
+					   "workload={type: requeue, threads: 8, pi: true, nrequeue: 3, runs: 2}",
+					   "workload={type: requeue, threads: 8, pi: true, broadcast: true, runs: 2}" };
+
+	for (int k = 0; k < 3; k++) {
+		const char *sets[] = { how[k] };
+		struct tu_run r;
+
+		tu_run(&r, WAKE, sets, 1);
+		check_every_thread_each_run(&r, 8, 2);
+		ck_assert_uint_eq((uint32_t)(figure(&r, "waiters_requeued") + figure(&r, "waiters_woken")), 2 * 8);
+		ck_assert_uint_ge((uint32_t)figure(&r, "waiters_woken"), 2); /* the first of each run, at least */
+		ck_assert_uint_eq((uint32_t)figure(&r, "mutual_exclusion_violations"), 0);
+		check_fifo(&r, 8);
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_wake_one_at_a_time_in_order)
 {
 	const char *sets[] = { "workload.threads=8", "workload.runs=1" };
@@ -189,6 +213,7 @@ int main(void)
 	tcase_add_test(tc, test_wake_wakes_exactly_n);
 	tcase_add_test(tc, test_wake_parallel_shares);
 	tcase_add_test(tc, test_requeue_in_order);
+	tcase_add_test(tc, test_requeue_pi);
 	tcase_add_test(tc, test_wake_one_at_a_time_in_order);
 	tcase_add_test(tc, test_lock_pi_exclusion_and_turns);
 	tcase_add_test(tc, test_lock_pi_multi_uncontended);
