@@ -73,11 +73,13 @@ static const char usage_main[] =
 	"                                thresholds (--fail-if) for CI\n"
 	"  explain FILE.h5               where the threads' simulated time went, per op, by what\n"
 	"                                they did (work, line accesses, the bucket lock, ...)\n"
+	"  c2c FILE.h5 [-n N] [--sort K] a perf-c2c-like report of a run's hottest cache lines\n"
 	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
 	"                                refcounts a scenario can name, with a line on each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
-	"  bench futex hash [OPTIONS]    perf bench futex hash, simulated: perf's options\n"
+	"  bench [-r N] futex SUITE ...  perf bench futex (hash, wake, wake-parallel, requeue,\n"
+	"                                lock-pi), simulated: perf's options\n"
 	"                                (-t -f -b -S -s -r -m) and its output, line for line\n"
 	"  help [COMMAND]                show help\n"
 	"\n"
@@ -183,6 +185,18 @@ static const char usage_list[] =
 	"Options:\n"
 	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
 	"  -h, --help        show this help\n";
+
+static const char usage_c2c[] =
+	"usage: futexsim c2c FILE.h5 [-n N] [--sort transfers|remote|waiting]\n"
+	"\n"
+	"A perf-c2c-like report of a run: its N hottest cache lines (default 20), ranked by\n"
+	"transfers (default), by transfers across nodes, or by the time requests queued for\n"
+	"them. Each line: its address and home node; its transfers (perf c2c's HITM), their\n"
+	"share of all, and how many crossed nodes, stayed in a node or in a core; its reads\n"
+	"and writes; the time requests waited for it; what lives on it (object, element,\n"
+	"fields) and the futex path steps that touch those fields (docs/kernel.md). From\n"
+	"the result file's lines/ group, which holds every line that saw traffic.\n"
+	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no lines.\n";
 
 static const char usage_explain[] =
 	"usage: futexsim explain FILE.h5\n"
@@ -996,6 +1010,65 @@ static int cmd_explain(int argc, char **argv)
 	return status;
 }
 
+static int cmd_c2c(int argc, char **argv)
+{
+	struct fs_error err = { 0 };
+	struct h5read_info info;
+	struct results r;
+	const char *path = NULL;
+	enum c2c_sort sort = C2C_BY_TRANSFERS;
+	unsigned long n = 20;
+	int status = FS_OK;
+
+	for (int i = 2; i < argc; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_c2c, stdout);
+			return FS_OK;
+		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			errno = 0;
+			n = strtoul(argv[++i], &end, 10);
+			if (errno || *end || !n || n > 100000 || argv[i][0] == '-') {
+				fprintf(stderr, "futexsim c2c: -n needs a number of lines from 1 to 100000, not '%s'\n",
+					argv[i]);
+				return FS_ERR_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--sort") && i + 1 < argc) {
+			const char *k = argv[++i];
+
+			if (!strcmp(k, "transfers"))
+				sort = C2C_BY_TRANSFERS;
+			else if (!strcmp(k, "remote"))
+				sort = C2C_BY_REMOTE;
+			else if (!strcmp(k, "waiting"))
+				sort = C2C_BY_WAITING;
+			else {
+				fprintf(stderr, "futexsim c2c: --sort takes transfers, remote or waiting, not '%s'\n", k);
+				return FS_ERR_USAGE;
+			}
+		} else if (argv[i][0] != '-' && !path) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "futexsim c2c: unexpected '%s' (see futexsim c2c --help)\n", argv[i]);
+			return FS_ERR_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "futexsim c2c: needs one result file (see futexsim c2c --help)\n");
+		return FS_ERR_USAGE;
+	}
+	if (h5read_results(path, 0, &r, &info, &err) < 0) {
+		fprintf(stderr, "futexsim: %s\n", err.msg);
+		status = err.status ? err.status : FS_ERR_INPUT;
+	} else if (results_print_c2c(&r, (uint32_t)n, sort, stdout) < 0) {
+		fprintf(stderr, "futexsim c2c: %s has no line with traffic\n", path);
+		status = FS_ERR_INPUT;
+	}
+	results_free(&r);
+	return status;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
 	char **paths = calloc((size_t)argc, sizeof(*paths));
@@ -1315,6 +1388,7 @@ int main(int argc, char **argv)
 				    : !strcmp(argv[2], "show")  ? usage_show
 				    : !strcmp(argv[2], "compare") ? usage_compare
 				    : !strcmp(argv[2], "explain") ? usage_explain
+				    : !strcmp(argv[2], "c2c")   ? usage_c2c
 				    : !strcmp(argv[2], "probe") ? usage_probe
 				    : !strcmp(argv[2], "list")  ? usage_list
 				    : !strcmp(argv[2], "bench") ? perfbench_usage
@@ -1322,7 +1396,7 @@ int main(int argc, char **argv)
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, list, probe, bench)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, c2c, list, probe, bench)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -1338,6 +1412,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argc, argv);
 	if (!strcmp(cmd, "explain"))
 		return cmd_explain(argc, argv);
+	if (!strcmp(cmd, "c2c"))
+		return cmd_c2c(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc, argv);
 	if (!strcmp(cmd, "list"))

@@ -144,6 +144,15 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out);
  * has no time breakdown or no ops. */
 int results_print_explain(const struct results *r, FILE *out);
 
+/* How `futexsim c2c` ranks lines. */
+enum c2c_sort { C2C_BY_TRANSFERS, C2C_BY_REMOTE, C2C_BY_WAITING };
+/* A perf-c2c-like report: the `n` lines with the most transfers (or remote ones, or
+ * the most waiting), each with its object and fields, the path steps that touch
+ * them, reads and writes, transfers within a core, a node and across nodes (perf
+ * c2c's local and remote HITM), DRAM fills and the time requests queued for it.
+ * -1 when the file has no lines. */
+int results_print_c2c(const struct results *r, uint32_t n, enum c2c_sort sort, FILE *out);
+
 /* futexsim's own figures, the part of results_print_figures after the Averaged
  * line: "futexsim: W ms warm-up, M ms measured ...", total ops, line transfers,
  * DRAM fills, blocking figures, hottest lines. */

@@ -279,6 +279,69 @@ START_TEST(test_explain)
 }
 END_TEST
 
+/* c2c: rows ranked by the chosen key, shares of all transfers that cannot exceed
+ * 100%, the row's classes adding up to its transfers, a bucket's fields naming the
+ * steps that touch them; bad arguments and files refused. */
+static void c2c_rows(const char *out, int key_column, int *rows, double *share_sum)
+{
+	double prev = 1e300;
+	const char *p = strstr(out, "what; path steps\n");
+
+	ck_assert_ptr_nonnull(p);
+	*rows = 0;
+	*share_sum = 0;
+	for (p = strchr(p, '\n') + 1; strncmp(p, "\n", 1) && strncmp(p, "  (no line", 10); p = strchr(p, '\n') + 1) {
+		unsigned k, home;
+		unsigned long long addr, transfers, remote, node, smt, reads, writes;
+		double share, waited, key;
+
+		ck_assert_msg(sscanf(p, "%u 0x%llx %u %llu %lf%% %llu %llu %llu %llu %llu %lf", &k, &addr, &home,
+				     &transfers, &share, &remote, &node, &smt, &reads, &writes, &waited) == 11,
+			      "a row that does not parse: %.80s", p);
+		ck_assert_uint_eq(k, (unsigned)*rows + 1);
+		ck_assert_uint_eq(remote + node + smt, transfers);
+		key = key_column == 0 ? (double)transfers : key_column == 1 ? (double)remote : waited;
+		ck_assert(key <= prev);
+		prev = key;
+		*share_sum += share;
+		(*rows)++;
+	}
+}
+
+START_TEST(test_c2c)
+{
+	char dir[64], *out;
+	int rows;
+	double shares;
+
+	tu_mkdtemp(dir, "futexsim-c2c");
+	ck_assert_int_eq(tu_shellf(&out, "\"%s\" run scenarios/quickstart.yaml --set run.duration=200us "
+				  "--set run.warmup=20us -q -o %s/a.h5 && \"%s\" c2c %s/a.h5 -n 7", tu_bin(), dir, tu_bin(), dir),
+			 0);
+	c2c_rows(out, 0, &rows, &shares);
+	ck_assert_int_eq(rows, 7);
+	ck_assert(shares > 0 && shares <= 100.05);
+	ck_assert_ptr_nonnull(strstr(out, "(waiters,lock,chain,priv); waiters_inc/dec, lock/unlock"));
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "c2c %s/a.h5 -n 5 --sort remote", dir), 0);
+	c2c_rows(out, 1, &rows, &shares);
+	ck_assert_int_le(rows, 5);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "c2c %s/a.h5 --sort waiting", dir), 0);
+	c2c_rows(out, 2, &rows, &shares);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "c2c %s/a.h5 --sort hot", dir), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "c2c %s/a.h5 -n 0", dir), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("c2c", &out), 2);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "c2c %s/missing.h5", dir), 3);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_errors_name_the_place)
 {
 	char *out, args[512];
@@ -324,6 +387,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_errors_name_the_place);
 	tcase_add_test(tc, test_check_only);
 	tcase_add_test(tc, test_explain);
+	tcase_add_test(tc, test_c2c);
 	tcase_add_test(tc, test_list);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
