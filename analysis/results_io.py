@@ -166,25 +166,69 @@ class OutputError(Exception):
 def replace_atomically(path, write):
     """Calls write(tmp_path), then renames tmp_path to path: no half-written outputs.
     OutputError, naming `path`, when it cannot be written."""
-    d = os.path.dirname(os.path.abspath(path))
+    replace_all_atomically([(path, write)])
+
+
+def write_guarded(path, tmp, write):
+    """write(tmp) in a forked child: libhdf5 can crash on a failed write (a full disk)
+    and would take this process with it. OutputError naming `path` when the child
+    fails or dies; its stderr (the library's own noise) is dropped."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(rfd)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        why = b""
+        try:
+            write(tmp)
+        except BaseException as e:  # noqa: BLE001 -- reported by the parent
+            why = (getattr(e, "strerror", None) or str(e) or type(e).__name__).encode(errors="replace")
+        with os.fdopen(wfd, "wb") as w:
+            w.write(why)
+        os._exit(1 if why else 0)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as r:
+        why = r.read().decode(errors="replace")
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        raise OutputError(f"cannot write {path}: the library writing it crashed (signal {os.WTERMSIG(status)}): "
+                          "is the disk full?")
+    if os.waitstatus_to_exitcode(status):
+        raise OutputError(f"cannot write {path}: {why or 'the writer failed'}")
+
+
+def replace_all_atomically(outputs):
+    """For each (path, write): write(tmp_path) into a temporary beside path; only once
+    every one is written are they renamed into place, so a failure (a full disk) leaves
+    every output as it was and no temporary behind. OutputError naming the path."""
+    tmps = []
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
-    except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror}") from None
-    os.close(fd)
-    try:
-        write(tmp)
-        # mkstemp makes the file private; the output gets the usual umask permissions
+        for path, write in outputs:
+            d = os.path.dirname(os.path.abspath(path))
+            try:
+                fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+            except OSError as e:
+                raise OutputError(f"cannot write {path}: {e.strerror}") from None
+            os.close(fd)
+            tmps.append(tmp)
+            write_guarded(path, tmp, write)
+        # mkstemp makes the file private; the outputs get the usual umask permissions
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
-        raise
+        for tmp in tmps:
+            os.chmod(tmp, 0o666 & ~mask)
+        for (path, _), tmp in zip(outputs, tmps):
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise OutputError(f"cannot write {path}: {e.strerror}") from None
+    finally:
+        for tmp in tmps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def fixed_text(values):

@@ -160,6 +160,27 @@ START_TEST(test_collect_leaves_out)
 }
 END_TEST
 
+/* A full disk (here: the file size limit, with SIGXFSZ ignored, so writes fail with
+ * EFBIG as they would with ENOSPC): libhdf5 crashes on the failed write, in a child;
+ * collect says so, exits 1, and leaves the earlier table, both files, as it was and
+ * no temporary behind. */
+START_TEST(test_collect_full_disk)
+{
+	char *out;
+
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/full && cp %s/runs/b2-s1.h5 %s/runs/b16-s1.h5 %s/full/ && "
+				  "echo old >%s/full/t.csv && echo old >%s/full/t.h5 && "
+				  "(trap '' XFSZ; ulimit -f 8; " PY "analysis/collect %s/full -o %s/full/t); echo rc=$?; "
+				  "cat %s/full/t.csv %s/full/t.h5; ls -A %s/full | grep -c tmp",
+			    tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+			 1); /* grep -c finds no temporary: exit 1 */
+	assert_has(out, "analysis/collect: cannot write ");
+	assert_has(out, "rc=1\nold\nold\n0\n");
+	ck_assert_ptr_null(strstr(out, "Traceback"));
+	free(out);
+}
+END_TEST
+
 /* "FILE W H COLOURS": at least min_w x min_h pixels and more than a handful of colours */
 static void assert_image(const char *info, const char *file, int min_w, int min_h)
 {
@@ -285,6 +306,7 @@ int main(void)
 	make_runs(); /* before the forks: every test reads the same files */
 	tcase_add_test(tc, test_collect_table);
 	tcase_add_test(tc, test_collect_leaves_out);
+	tcase_add_test(tc, test_collect_full_disk);
 	/* guards against a hang, not timing assertions */
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
