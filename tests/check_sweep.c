@@ -123,6 +123,9 @@ static const struct {
 	{ "--rows @/emptyfield.tsv", "emptyfield.tsv:2: empty field" },
 	{ "--hosts @/colonhosts --param a=1", "':' (no ssh) cannot mix with remote hosts" },
 	{ "--hosts @/nohosts --param a=1", "no hosts in it" },
+	/* refused before anything runs, hosts or not (this checkout's futexsim checks it) */
+	{ "--hosts @/onehost --param kernel.privat_hash.buckets=2", "kernel.privat_hash.buckets=2: " },
+	{ "--param kernel.private_hash.buckets=2,banana", "kernel.private_hash.buckets=banana: " },
 	{ "--row 9 --param a=1,2", "--row 9: the grid has 2 runs" },
 	{ "--frobnicate", "unknown option --frobnicate" },
 };
@@ -138,7 +141,7 @@ START_TEST(test_bad_input)
 	else
 		snprintf(args, sizeof(args), "%s", bad[_i].args);
 	ck_assert_int_eq(tu_shellf(&out, "cd %s && printf 'a\\tb\\n1\\t2\\n3\\n' >badrows.tsv && printf 'a\\tb\\n1\\t\\n' >emptyfield.tsv "
-				  "&& printf '2/:\\n' >colonhosts && printf '# none\\n\\n' >nohosts",
+				  "&& printf '2/:\\n' >colonhosts && printf '# none\\n\\n' >nohosts && printf '127.0.0.1\\n' >onehost",
 			    tmp),
 			 0);
 	free(out);
