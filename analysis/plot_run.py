@@ -264,7 +264,8 @@ FIGURES = [("throughput", throughput), ("transfers", transfers), ("lines", lines
 def design_of(path):
     """What plot compare needs of one result file, as plain arrays (read in a child by
     read_guarded and pickled back): its label, the mean per-thread throughput per
-    interval, and the transfers per op by class."""
+    interval, the transfers per op by class, and where an op's time went (futexsim
+    explain's classes, ns per op; empty for files without threads/time)."""
     from results_io import open_result
 
     with open_result(path) as f:
@@ -275,7 +276,14 @@ def design_of(path):
         s = f["summary"]
         total = float(s["total_ops"][()])
         sets = " ".join(str(o) for o in text(f["provenance/overrides"])) if "provenance/overrides" in f else ""
+        breakdown = {}
+        if "threads/time" in f and total:
+            tt = f["threads/time"]
+            classes = [attr_text(c) for c in tt.attrs["classes"]]
+            per_class = tt[()].astype(np.float64).sum(axis=0) / 1e3 / total
+            breakdown = {c: float(v) for c, v in zip(classes, per_class) if v > 0}
         return {
+            "breakdown": breakdown,
             "label": f"{path}: {attr_text(s.attrs['kernel'])}" + (f", --set {sets}" if sets else ""),
             "t": t, "rate": (ops.mean(axis=1) if ops.size else ops) if len(t) else t,
             "width": np.clip(np.minimum(t + interval, max(end, t[-1] + 1)) - t, 1.0, interval) if len(t) else t,
@@ -286,8 +294,13 @@ def design_of(path):
 
 def compare_designs(plt, designs):
     """Designs side by side: mean per-thread throughput over time, one curve each;
-    and transfers per op by distance class, a stacked bar each."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14, 5.5), gridspec_kw={"width_ratios": [2.2, 1]})
+    transfers per op by distance class, a stacked bar each; and, when the files have
+    it, where an op's time went (futexsim explain's classes), a stacked bar each."""
+    breakdown = all(d["breakdown"] for d in designs)
+    if breakdown:
+        fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(18, 5.5), gridspec_kw={"width_ratios": [2.2, 1, 1.2]})
+    else:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(14, 5.5), gridspec_kw={"width_ratios": [2.2, 1]})
     span = max((d["t"][-1] + d["width"][-1] - d["t"][0]) for d in designs if len(d["t"])) if any(
         len(d["t"]) for d in designs) else 1e9
     div, unit = time_unit(span)
@@ -311,6 +324,19 @@ def compare_designs(plt, designs):
     a2.set_ylabel("line transfers per op")
     a2.legend(fontsize=8)
     a2.grid(True, axis="y", alpha=0.3)
+    if breakdown:
+        classes = []
+        for d in designs:
+            classes += [c for c in d["breakdown"] if c not in classes]
+        bottom = np.zeros(len(designs))
+        cmap = plt.get_cmap("tab20")
+        for k, c in enumerate(classes):
+            v = np.array([d["breakdown"].get(c, 0.0) for d in designs])
+            a3.bar(names, v, bottom=bottom, color=cmap(k % 20), label=c)
+            bottom += v
+        a3.set_ylabel("simulated time per op (ns), by what the threads did")
+        a3.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        a3.grid(True, axis="y", alpha=0.3)
     fig.suptitle("\n".join(f"{chr(65 + i)} = {d['label']}" for i, d in enumerate(designs)), fontsize=8)
     fig.tight_layout()
     return fig

@@ -169,6 +169,16 @@ int compare_results(const struct results *a, const struct results *b, struct com
 	add(c, "blocking_requeued", "waiters", 0, shown, (double)ba.requeued, (double)bb.requeued);
 	add(c, "blocking_asleep_pct", "%", 6, shown, ba.asleep_pct, bb.asleep_pct);
 	add(c, "blocking_context_switches", "switches", 0, shown, (double)ba.switches, (double)bb.switches);
+	/* explain's breakdown side by side: where an op's time went, class by class */
+	for (int k = 0; k < TC_NCLASSES; k++) {
+		double ta = results_class_ns_per_op(a, k), tb = results_class_ns_per_op(b, k);
+		char name[40];
+
+		if (ta < 0 || tb < 0 || (ta == 0 && tb == 0))
+			continue;
+		snprintf(name, sizeof(name), "time_%s", time_class_names[k]);
+		add(c, name, "ns/op", 1, true, ta, tb);
+	}
 	for (uint32_t i = 0; i < a->nfigures; i++)
 		for (uint32_t j = 0; j < b->nfigures; j++)
 			if (!strcmp(a->figures[i].name, b->figures[j].name)) {

@@ -21,7 +21,7 @@
 #include "sim/core/error.h"
 #include "sim/results.h"
 
-#define COMPARE_MAX_FIGURES (24u + WORKLOAD_MAX_FIGURES)
+#define COMPARE_MAX_FIGURES (24u + TC_NCLASSES + WORKLOAD_MAX_FIGURES)
 #define COMPARE_TOP 5u
 
 struct compare_figure {

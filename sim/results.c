@@ -666,6 +666,17 @@ int results_print_c2c(const struct results *r, uint32_t n, enum c2c_sort sort, F
 	return 0;
 }
 
+double results_class_ns_per_op(const struct results *r, int k)
+{
+	double sum = 0;
+
+	if (!r->nthreads || !r->threads[0].has_time || !r->total_ops)
+		return -1;
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		sum += (double)r->threads[i].time_ps[k];
+	return sum / 1e3 / (double)r->total_ops;
+}
+
 int results_print_explain(const struct results *r, FILE *out)
 {
 	double by_class[TC_NCLASSES] = { 0 }, accounted = 0, threads_ps = (double)r->nthreads * (double)r->window_ps;

@@ -143,6 +143,9 @@ void results_print_figures(const struct results *r, int per_thread, FILE *out);
  * the threads' time the classes account for. -1 (nothing printed) when the file
  * has no time breakdown or no ops. */
 int results_print_explain(const struct results *r, FILE *out);
+/* explain's figure: the threads' time of class k (enum time_class) in the window per
+ * op, in ns; -1 when the run has no breakdown or no op. */
+double results_class_ns_per_op(const struct results *r, int k);
 
 /* How `futexsim c2c` ranks lines. */
 enum c2c_sort { C2C_BY_TRANSFERS, C2C_BY_REMOTE, C2C_BY_WAITING };

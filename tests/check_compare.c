@@ -162,6 +162,26 @@ START_TEST(test_slower_fails)
 	ck_assert(figure_row(out, "ops_per_sec", &b, &v, &d) && d < 0);
 	free(csv);
 	free(out);
+	/* explain's breakdown side by side: the bucket lock's ns per op, as explain prints
+	 * it for each file, grows with two buckets; a threshold on it gates */
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5 --fail-if 'time_lock > +10%%'", dir, dir), 1);
+	ck_assert(figure_row(out, "time_lock", &b, &v, &d) && d > 0);
+	ck_assert_ptr_nonnull(strstr(out, "compare: FAILED time_lock +"));
+	free(out);
+	for (int f = 0; f < 2; f++) {
+		double lock;
+		const char *row;
+
+		ck_assert_int_eq(tu_futexsimf(&out, "explain %s/%s.h5", dir, f ? "b" : "a"), 0);
+		row = strstr(out, "\n  lock ");
+		ck_assert_ptr_nonnull(row);
+		ck_assert_int_eq(sscanf(row, "\n  lock %lf", &lock), 1);
+		ck_assert_double_eq_tol(lock, f ? v : b, 0.051);
+		free(out);
+		ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5", dir, dir), 0);
+		ck_assert(figure_row(out, "time_lock", &b, &v, &d));
+		free(out);
+	}
 	/* the other way round it is faster: passes; an absolute threshold fails */
 	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/b.h5 %s/a.h5 --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
 	free(out);
