@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "models/futex_path.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <string.h>
 
 #include "models/memmap.h"
@@ -15,16 +18,72 @@ void path_emit(struct path_builder *b, struct uop u)
 	b->uops[b->n++] = u;
 }
 
+void work_parts_free(struct work_part_table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The index + 1 of composition p in the table (added if new), 0 when out of memory. */
+static uint32_t work_parts_intern(struct work_part_table *t, const struct work_parts *p)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].n == p->n && !memcmp(t->v[i].step, p->step, p->n) &&
+		    !memcmp(t->v[i].ps, p->ps, p->n * sizeof(p->ps[0])) &&
+		    !memcmp(t->v[i].frac, p->frac, p->n * sizeof(p->frac[0])))
+			return i + 1;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 64;
+		struct work_parts *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n] = *p;
+	return ++t->n;
+}
+
+/* Work micro-op u takes on `ps` of the current step's work. */
+static void add_part(struct path_builder *b, struct uop *u, simtime_t ps)
+{
+	struct work_parts p = { 0 };
+	uint8_t i;
+
+	if (!b->parts || !ps)
+		return;
+	if (u->arg)
+		p = b->parts->v[u->arg - 1];
+	for (i = 0; i < p.n && p.step[i] != b->step; i++)
+		;
+	if (i == p.n && p.n < WORK_MAX_PARTS)
+		p.step[p.n++] = b->step;
+	else if (i == p.n)
+		i = (uint8_t)(p.n - 1); /* more steps than parts: the last one takes it */
+	p.ps[i] += ps;
+	for (uint8_t k = 0; k < p.n; k++) {
+		double f = (double)p.ps[k] / (double)u->work_ps * 4294967296.0;
+
+		p.frac[k] = f >= 4294967295.0 ? UINT32_MAX : (uint32_t)f;
+	}
+	u->arg = work_parts_intern(b->parts, &p);
+}
+
 void path_emit_work(struct path_builder *b, simtime_t ps)
 {
 	/* consecutive local work is one micro-op: fewer steps on the hot path (a
 	 * random duration's work_ps is its mean: nothing adds to it) */
 	if (b->n && b->uops[b->n - 1].kind == UOP_WORK && b->uops[b->n - 1].operand != OPND_RANDOM_EXP) {
 		b->uops[b->n - 1].work_ps += ps;
+		add_part(b, &b->uops[b->n - 1], ps);
 		return;
 	}
-	if (ps)
+	if (ps) {
 		path_emit(b, (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = ps });
+		if (!b->overflow)
+			add_part(b, &b->uops[b->n - 1], ps);
+	}
 }
 
 void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg)
@@ -465,7 +524,9 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 			b->uops[pending].arg = b->n;
 			pending = -1;
 		}
+		b->step = list[i];
 		s->emit(b);
+		b->step = WORK_STEP_USER;
 		if (b->missing_line)
 			return fs_fail(e, FS_ERR_INPUT,
 				       "kernel path %s: step '%s' touches an mm or private-hash field the layout "

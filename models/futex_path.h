@@ -47,7 +47,7 @@
 
 enum uop_kind {
 	UOP_WORK,    /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean;
-			OPND_TASK_WORK: the task's work_ps plus work_ps) */
+			OPND_TASK_WORK: the task's work_ps plus work_ps); arg: its work_parts + 1, or 0 */
 	UOP_ACCESS,  /* a line access: access, operand */
 	UOP_LOCK,    /* take the operand's spinlock (work_ps: the contended slow path's local work) */
 	UOP_UNLOCK,
@@ -118,6 +118,25 @@ struct uop {
 	simtime_t work_ps; /* UOP_WORK: duration before any SMT slowdown */
 };
 
+/* What one local-work micro-op is made of, by path step: consecutive work is merged
+ * into one micro-op (fewer steps on the hot path), and this says whose it was, so
+ * that `futexsim explain` can split the kernel's work by step. */
+#define WORK_MAX_PARTS 6
+#define WORK_STEP_USER 0xffu /* the library's own work around a call (lock_call, syscall_wrap) */
+struct work_parts {
+	uint8_t n;
+	uint8_t step[WORK_MAX_PARTS]; /* enum futex_step, or WORK_STEP_USER */
+	uint32_t frac[WORK_MAX_PARTS];/* ps[i] / the sum of ps, in 2^-32 units (the split of
+					 a scaled duration without a division) */
+	simtime_t ps[WORK_MAX_PARTS];
+};
+/* The compositions of a run's work micro-ops, each once (UOP_WORK's arg = index + 1). */
+struct work_part_table {
+	struct work_parts *v;
+	uint32_t n, cap;
+};
+void work_parts_free(struct work_part_table *t);
+
 struct futex_table;
 
 /* A futex word in user memory: its value, where it is, whose it is. */
@@ -149,6 +168,8 @@ struct path_builder {
 	bool ref_atomic;           /* build for a resize window: per-CPU refcounts in atomic mode */
 	uint32_t mmap_sem;         /* the process's mmap_sem (models/rwsem.h) */
 	simtime_t costs_ps[KC_NCOSTS]; /* the design's costs at the machine's clock */
+	struct work_part_table *parts; /* where work micro-ops record their steps (NULL: not) */
+	uint8_t step;              /* the step being emitted (enum futex_step), or WORK_STEP_USER */
 
 	struct uop *uops;
 	uint32_t n, cap;

@@ -198,6 +198,8 @@ struct path_builder procset_builder(const struct procset *ps, const struct task 
 		.ref_atomic = v == PROG_REF_ATOMIC,
 		.uops = uops,
 		.cap = cap,
+		.parts = &world->tasks->parts,
+		.step = WORK_STEP_USER,
 	};
 
 	for (unsigned c = 0; c < KC_NCOSTS; c++)

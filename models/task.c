@@ -61,6 +61,7 @@ void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *c
 
 void tasks_free(struct tasks *ts)
 {
+	work_parts_free(&ts->parts);
 	free(ts->v);
 	free(ts->core_busy);
 	free(ts->cpu_current);
@@ -130,6 +131,8 @@ void tasks_reset_stats(struct tasks *ts)
 		/* a micro-op under way counts from here; a task that ran ahead of the engine
 		 * past this point loses that much of its window (at most its current op) */
 		memset(t->time_ps, 0, sizeof(t->time_ps));
+		memset(t->step_ps, 0, sizeof(t->step_ps));
+		memset(t->comp_ps, 0, sizeof(t->comp_ps));
 		if (t->acct_from < ts->eng->now)
 			t->acct_from = ts->eng->now;
 	}
@@ -141,6 +144,61 @@ void task_count_op(struct tasks *ts, struct task *t)
 		t->ops++;
 	if (ts->op_counted)
 		ts->op_counted(ts->op_counted_ctx, t);
+}
+
+/* A work micro-op's time `d`, to its steps in proportion to their work (the
+ * workload's own draw and the library's work to user_work), at once: the next
+ * micro-op's account() then adds nothing for it. */
+static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, simtime_t d)
+{
+	const struct work_parts *p = &ts->parts.v[u->arg - 1];
+	bool task_work = u->operand == OPND_TASK_WORK;
+	double total = task_work ? (double)u->work_ps + (double)t->work_ps : 0;
+	simtime_t given = 0;
+
+	for (uint8_t i = 0; i < p->n; i++) {
+		/* fixed work alone (the hot path): the precomputed fraction, no division */
+		simtime_t share = !task_work && d <= UINT32_MAX ? (d * p->frac[i]) >> 32
+				  : total > 0			 ? (simtime_t)((double)d * (double)p->ps[i] / total)
+								 : 0;
+
+		if (p->step[i] == WORK_STEP_USER) {
+			t->time_ps[TC_USER_WORK] += share;
+		} else {
+			t->step_ps[p->step[i]] += share;
+			t->time_ps[TC_KERNEL_WORK] += share;
+		}
+		given += share;
+	}
+	/* the rest: the workload's draw, and what rounding left */
+	t->time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
+	t->acct_from = t->clock + d;
+}
+
+void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t time_ps[TC_NCLASSES],
+		      simtime_t step_ps[STEP_NSTEPS])
+{
+	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
+	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
+		const struct work_parts *p = &ts->parts.v[c - 1];
+		double total = 0;
+
+		if (!t->comp_ps[c])
+			continue;
+		for (uint8_t i = 0; i < p->n; i++)
+			total += (double)p->ps[i];
+		for (uint8_t i = 0; i < p->n && total > 0; i++) {
+			simtime_t share = (simtime_t)((double)t->comp_ps[c] * (double)p->ps[i] / total);
+
+			if (p->step[i] != WORK_STEP_USER) {
+				step_ps[p->step[i]] += share;
+			} else if (time_ps[TC_KERNEL_WORK] >= share) { /* the library's: user work */
+				time_ps[TC_KERNEL_WORK] -= share;
+				time_ps[TC_USER_WORK] += share;
+			}
+		}
+	}
 }
 
 static void program_complete(struct tasks *ts, struct task *t)
@@ -186,17 +244,25 @@ static void run(struct tasks *ts, struct task *t)
 		u = &t->prog[t->pc];
 		t->acct_class = time_class_of(u);
 		switch (u->kind) {
-		case UOP_WORK:
+		case UOP_WORK: {
+			simtime_t d;
+
 			if (u->operand == OPND_RANDOM_EXP)
-				t->clock += (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
+				d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
 			else if (u->operand == OPND_TASK_WORK)
 				/* the workload's draw, and fixed work merged into this micro-op */
-				t->clock += work_time(ts, t, t->work_ps + u->work_ps);
+				d = work_time(ts, t, t->work_ps + u->work_ps);
 			else
-				t->clock += work_time(ts, t, u->work_ps);
+				d = work_time(ts, t, u->work_ps);
+			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS)
+				t->comp_ps[u->arg] += d; /* split when reported (tasks_split_work) */
+			else if (u->arg)
+				credit_work(ts, t, u, d);
+			t->clock += d;
 			t->burst_line = COH_NONE;
 			t->pc++;
 			break;
+		}
 		case UOP_ACCESS:
 			if (!line_access(ts, t, resolve_line(t, u), (enum access_kind)u->access, TS_ACCESS))
 				return;

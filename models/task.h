@@ -59,14 +59,18 @@ enum task_state {
 };
 
 #define TASK_NONE UINT32_MAX
+/* Compositions of work micro-ops counted per task on the hot path (one add each);
+ * the others (a workload's draw with fixed work, or beyond these) are split at once. */
+#define WORK_COMPS 32u
 
 struct task;
 typedef void (*task_hook_fn)(void *ctx, struct task *t);
 
 /* Where a thread's time goes, by what its micro-ops do (futexsim explain): each
  * micro-op's time, from its start to the next's, its waits included, within the
- * measured window. Consecutive local work of several path steps is one micro-op,
- * so the kernel's CPU work is one class (syscall, key, hash, ...). */
+ * measured window. Consecutive local work of several path steps is one micro-op;
+ * its time goes to its parts (struct work_parts) in proportion to their work:
+ * the kernel's by step (task.step_ps), the library's and the workload's to user_work. */
 enum time_class {
 	TC_KERNEL_WORK,   /* local work on the futex path (syscall entry/exit, key, hash, ...) */
 	TC_USER_WORK,     /* the workload's own work between calls */
@@ -138,6 +142,9 @@ struct task {
 	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 	simtime_t time_ps[TC_NCLASSES]; /* in the window, by what it did (enum time_class) */
+	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once */
+	simtime_t comp_ps[WORK_COMPS];  /* the time of fixed work micro-ops, by composition (their
+					   arg, below WORK_COMPS): split by step when reported */
 	simtime_t acct_from;          /* the current micro-op began then... */
 	uint8_t acct_class;           /* ...and is of this class */
 	uint64_t ops;                 /* ops completed inside the measuring window */
@@ -175,6 +182,7 @@ struct tasks {
 	task_hook_fn slept;        /* the workload's, when one of its tasks goes to sleep (or NULL) */
 	void *slept_ctx;
 	bool finished;             /* the workload has done all it does: the run ends now */
+	struct work_part_table parts; /* the work micro-ops' compositions (models/futex_path.h) */
 	bool stalled;                 /* a task's programs stopped advancing its clock: run stopped */
 };
 
@@ -202,6 +210,11 @@ static inline bool task_in_window(const struct tasks *ts, const struct task *t)
 {
 	return t->clock >= ts->window_start && t->clock < ts->window_end;
 }
+
+/* Task t's time by class and its kernel_work by path step, the work micro-ops
+ * counted by composition split between their parts (what explain reports). */
+void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t time_ps[TC_NCLASSES],
+		      simtime_t step_ps[STEP_NSTEPS]);
 
 /* Counts one op of task `t` at its clock (when inside the measuring window), for
  * workloads that count ops themselves (t->uncounted). */

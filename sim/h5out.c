@@ -431,6 +431,23 @@ int h5out_append(void *ctx, const struct series_rows *rows, struct fs_error *e)
 
 /* ---- finishing: summary, threads, lines, buckets ------------------------------ */
 
+/* summary/kernel_work_steps: (steps) ps, the reported threads' kernel_work in the
+ * window by path step; attr steps = the step names (models/futex_step.h). */
+static int put_kernel_steps(struct h5out *o, hid_t g, const struct results *r, struct fs_error *e)
+{
+	const hsize_t n = STEP_NSTEPS;
+	hid_t d;
+	int rc;
+
+	if (!r->has_steps)
+		return 0;
+	if (dataset(o, g, "kernel_work_steps", H5T_NATIVE_UINT64, 1, &n, NULL, 0, r->kernel_steps_ps, H5_U_PS, &d, e) < 0)
+		return -1;
+	rc = attr_strs(d, "steps", futex_step_names, STEP_NSTEPS);
+	H5Dclose(d);
+	return rc < 0 ? fail(e, o, "summary/kernel_work_steps") : 0;
+}
+
 static int write_summary(struct h5out *o, const struct scenario *sc, const struct results *r, struct fs_error *e)
 {
 	const hsize_t three = XFER_NCLASSES, nodes[2] = { r->nodes, r->nodes };
@@ -453,6 +470,7 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 	    put_text(o, g, "perf_header", r->perf_header, e) < 0 ||
 	    (r->perf_summary && (put_text(o, g, "perf_runs", r->perf_runs, e) < 0 ||
 				 put_text(o, g, "perf_summary", r->perf_summary, e) < 0)) ||
+	    put_kernel_steps(o, g, r, e) < 0 ||
 	    put(o, g, "node_transfers", H5T_NATIVE_UINT64, 2, nodes, r->node_transfers, H5_U_COUNT, e) < 0 ||
 	    put_transfers(o, g, "transfers", 1, &three, NULL, 0, r->transfers, NULL, e) < 0)
 		goto out;

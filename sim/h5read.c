@@ -561,6 +561,19 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 	r->workload = r->kernel ? attr_str(rd, "summary", "workload") : NULL;
 	r->overrides = r->workload ? read_overrides(rd) : NULL;
 	r->perf_header = r->overrides ? read_text(rd, "summary/perf_header") : NULL;
+	if (r->perf_header && exists(rd, "summary/kernel_work_steps")) {
+		hsize_t nsteps;
+		uint64_t *v = read_all(rd, "summary/kernel_work_steps", H5T_NATIVE_UINT64, 8, 1, 0, &nsteps);
+
+		if (!v)
+			return -1;
+		/* another version's list of steps: no split rather than a wrong one */
+		if (nsteps == STEP_NSTEPS) {
+			memcpy(r->kernel_steps_ps, v, sizeof(r->kernel_steps_ps));
+			r->has_steps = true;
+		}
+		free(v);
+	}
 	if (r->perf_header && exists(rd, "summary/perf_summary")) {
 		r->perf_runs = read_text(rd, "summary/perf_runs");
 		r->perf_summary = r->perf_runs ? read_text(rd, "summary/perf_summary") : NULL;

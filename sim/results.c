@@ -309,6 +309,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 {
 	double secs = sim_window_secs(s);
 	uint64_t *per_thread;
+	simtime_t steps[STEP_NSTEPS];
 
 	if (results_header_from_sim(r, s) < 0)
 		return -1;
@@ -335,8 +336,10 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->requeued = t->requeued;
 		tr->switches = t->switches_in;
 		tr->blocked_ps = t->slept_ps;
-		memcpy(tr->time_ps, t->time_ps, sizeof(tr->time_ps));
+		tasks_split_work(&s->tasks, t, tr->time_ps, steps);
 		tr->has_time = true;
+		for (int k = 0; k < STEP_NSTEPS; k++)
+			r->kernel_steps_ps[k] += steps[k];
 		ta = (struct thread_arg){ s, t, tr->ops_per_sec };
 		tr->perf_line = capture(print_thread, &ta);
 		per_thread[i] = tr->ops_per_sec;
@@ -348,6 +351,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		}
 	}
 	r->avg = perf_average(per_thread, r->nthreads);
+	r->has_steps = true;
 	free(per_thread);
 	if (s->sc->wl_type->print_perf) {
 		struct perf_arg runs = { s, false }, summary = { s, true };
@@ -693,10 +697,18 @@ int results_print_explain(const struct results *r, FILE *out)
 	fprintf(out, "  where the %u threads' time in the %.6g ms window went, per op (%llu ops):\n", r->nthreads,
 		(double)r->window_ps / 1e9, (unsigned long long)r->total_ops);
 	fprintf(out, "  %-14s %12s %7s\n", "class", "ns per op", "share");
-	for (int k = 0; k < TC_NCLASSES; k++)
-		if (by_class[k] > 0)
-			fprintf(out, "  %-14s %12.1f %6.1f%%\n", time_class_names[k],
-				by_class[k] / 1e3 / (double)r->total_ops, accounted > 0 ? 100 * by_class[k] / accounted : 0);
+	for (int k = 0; k < TC_NCLASSES; k++) {
+		if (by_class[k] <= 0)
+			continue;
+		fprintf(out, "  %-14s %12.1f %6.1f%%\n", time_class_names[k], by_class[k] / 1e3 / (double)r->total_ops,
+			accounted > 0 ? 100 * by_class[k] / accounted : 0);
+		/* the kernel's local work by the path step it belongs to */
+		for (int step = 0; k == TC_KERNEL_WORK && r->has_steps && step < STEP_NSTEPS; step++)
+			if (r->kernel_steps_ps[step] > 0)
+				fprintf(out, "    %-16s %10.1f %6.1f%%\n", futex_step_names[step],
+					(double)r->kernel_steps_ps[step] / 1e3 / (double)r->total_ops,
+					accounted > 0 ? 100 * (double)r->kernel_steps_ps[step] / accounted : 0);
+	}
 	fprintf(out, "  %-14s %12.1f %6.1f%%\n", "total", accounted / 1e3 / (double)r->total_ops, 100.0);
 	fprintf(out, "  measured: %.1f ns per op (threads x window / ops); the classes account for %.1f%% of it\n",
 		threads_ps / 1e3 / (double)r->total_ops, threads_ps > 0 ? 100 * accounted / threads_ps : 0);

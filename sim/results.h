@@ -79,6 +79,10 @@ struct results {
 	struct thread_result *threads;
 	struct perf_average avg;
 	uint64_t total_ops;
+	/* the reported threads' kernel_work by path step (models/futex_step.h), in the
+	 * window; has_steps false for files of earlier versions */
+	bool has_steps;
+	uint64_t kernel_steps_ps[STEP_NSTEPS];
 	uint64_t transfers[XFER_NCLASSES];
 	uint64_t fills;
 	uint64_t directory_reads; /* home-snoop machines: cross-node transfers that missed the

@@ -249,7 +249,7 @@ END_TEST
 START_TEST(test_explain)
 {
 	char dir[64], *out, *p;
-	double total, measured, share, sum = 0, v;
+	double total, measured, share, sum = 0, v, steps = 0, kernel = 0;
 
 	tu_mkdtemp(dir, "futexsim-explain");
 	ck_assert_int_eq(tu_shellf(&out, "\"%s\" run scenarios/quickstart.yaml --set run.duration=200us "
@@ -257,9 +257,19 @@ START_TEST(test_explain)
 			 0);
 	ck_assert_ptr_nonnull(strstr(out, "where the 8 threads' time in the 0.2 ms window went"));
 	for (p = strstr(out, "share\n") + 6; strncmp(p, "  total", 7); p = strchr(p, '\n') + 1) {
-		ck_assert_int_eq(sscanf(strchr(p + 2, ' '), "%lf", &v), 1);
+		ck_assert_int_eq(sscanf(strchr(p + (p[2] == ' ' ? 4 : 2), ' '), "%lf", &v), 1);
+		if (p[2] == ' ') { /* kernel_work's split by path step */
+			steps += v;
+			continue;
+		}
+		if (!strncmp(p, "  kernel_work ", 14))
+			kernel = v;
 		sum += v;
 	}
+	/* the steps add up to the kernel's work, the syscall among them */
+	ck_assert_ptr_nonnull(strstr(out, "\n    syscall "));
+	ck_assert_ptr_nonnull(strstr(out, "\n    hash_lookup "));
+	ck_assert_double_eq_tol(steps, kernel, 0.1 * 8);
 	ck_assert_int_eq(sscanf(p, "  total %lf", &total), 1);
 	ck_assert_double_eq_tol(sum, total, 0.1 * 12); /* rounding of each printed row */
 	p = strstr(out, "measured: ");

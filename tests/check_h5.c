@@ -170,6 +170,7 @@ static const struct {
 	{ "summary/warmup", "ps", 0, 0, 0 },
 	{ "summary/window", "ps", 0, 0, 0 },
 	{ "summary/perf_header", "text", 0, 0, 0 },
+	{ "summary/kernel_work_steps", "ps", 1, STEP_NSTEPS, 0 },
 	{ "summary/transfers", "count", 1, 3, 0 },
 	{ "summary/node_transfers", "count", 2, 1, 1 },
 	{ "threads/id", "id", 1, QUICK_THREADS, 0 },
