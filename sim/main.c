@@ -208,8 +208,10 @@ static const char usage_explain[] =
 	"hash bucket lines and to other kernel lines, transfers included), waiters, lock\n"
 	"(taking the bucket lock, waiting included), unlock, user_access (the futex word),\n"
 	"mmap_lock, chain (queueing, walking) and asleep; in ns per op and as a share; and\n"
-	"how much of the threads' time in the window the classes account for. Recorded by\n"
-	"every run (threads/time in the result file); files of earlier versions lack it.\n"
+	"how much of the threads' time in the window the classes account for; then the line\n"
+	"transfers per op by distance, DRAM fills per op and the three hottest lines (futexsim\n"
+	"c2c lists them all). Recorded by every run (threads/time and summary/kernel_work_steps\n"
+	"in the result file); files of earlier versions lack them.\n"
 	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no breakdown.\n";
 
 static const char usage_show[] =

@@ -712,6 +712,20 @@ int results_print_explain(const struct results *r, FILE *out)
 	fprintf(out, "  %-14s %12.1f %6.1f%%\n", "total", accounted / 1e3 / (double)r->total_ops, 100.0);
 	fprintf(out, "  measured: %.1f ns per op (threads x window / ops); the classes account for %.1f%% of it\n",
 		threads_ps / 1e3 / (double)r->total_ops, threads_ps > 0 ? 100 * accounted / threads_ps : 0);
+	/* what the line classes' time was made of */
+	fprintf(out, "  line transfers per op: %.3f within a core, %.3f within a node, %.3f across nodes; DRAM fills per "
+		     "op: %.3f\n",
+		(double)r->transfers[XFER_SMT] / (double)r->total_ops, (double)r->transfers[XFER_NODE] / (double)r->total_ops,
+		(double)r->transfers[XFER_REMOTE] / (double)r->total_ops, (double)r->fills / (double)r->total_ops);
+	for (uint32_t k = 0; k < r->nhot && k < 3; k++) {
+		const struct line_result *l = &r->lines[r->hot[k]];
+
+		fprintf(out, "  %s %s: %.3f transfers per op (%.3f across nodes)\n", k ? "     " : "lines:",
+			l->what ? l->what : "?", (double)l->total_transfers / (double)r->total_ops,
+			(double)l->transfers[XFER_REMOTE] / (double)r->total_ops);
+	}
+	if (r->nhot)
+		fprintf(out, "  (futexsim c2c FILE.h5: every hot line)\n");
 	return 0;
 }
 

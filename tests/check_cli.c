@@ -277,6 +277,9 @@ START_TEST(test_explain)
 				&measured, &share), 2);
 	ck_assert(share > 95 && share < 101); /* a last micro-op may reach past the window */
 	ck_assert_double_eq_tol(total, measured * share / 100, 0.1 + 0.001 * total);
+	/* then what the line classes were made of */
+	ck_assert_ptr_nonnull(strstr(out, "\n  line transfers per op: "));
+	ck_assert_ptr_nonnull(strstr(out, "\n  lines: private hash of process 0 bucket "));
 	free(out);
 	ck_assert_int_eq(tu_shellf(&out, "/usr/bin/python3 -c \"import h5py; del h5py.File('%s/a.h5', 'r+')['threads/time']\" "
 				  "&& \"%s\" explain %s/a.h5", dir, tu_bin(), dir),
