@@ -681,6 +681,48 @@ double results_class_ns_per_op(const struct results *r, int k)
 	return sum / 1e3 / (double)r->total_ops;
 }
 
+/* explain's classes for the threads of each node apart (ns per op of that node's
+ * threads), when the threads run on several nodes: local and remote threads differ. */
+static void explain_by_node(const struct results *r, FILE *out)
+{
+	enum { MAX_COLUMNS = 8 };
+	double t[MAX_COLUMNS][TC_NCLASSES] = { { 0 } }, ops[MAX_COLUMNS] = { 0 };
+	uint32_t node_of[MAX_COLUMNS], ncol = 0;
+
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		uint32_t c;
+
+		for (c = 0; c < ncol && node_of[c] != r->threads[i].node; c++)
+			;
+		if (c == ncol) {
+			if (ncol == MAX_COLUMNS)
+				return; /* too many nodes for a table: the totals above say it */
+			node_of[ncol++] = r->threads[i].node;
+		}
+		ops[c] += (double)r->threads[i].ops;
+		for (int k = 0; k < TC_NCLASSES; k++)
+			t[c][k] += (double)r->threads[i].time_ps[k];
+	}
+	if (ncol < 2)
+		return;
+	fprintf(out, "  by the node the threads run on (ns per op of that node's threads):\n  %-14s", "class");
+	for (uint32_t c = 0; c < ncol; c++)
+		fprintf(out, "  %8s%-3u", "node ", node_of[c]);
+	fputc('\n', out);
+	for (int k = 0; k < TC_NCLASSES; k++) {
+		bool any = false;
+
+		for (uint32_t c = 0; c < ncol; c++)
+			any |= t[c][k] > 0;
+		if (!any)
+			continue;
+		fprintf(out, "  %-14s", time_class_names[k]);
+		for (uint32_t c = 0; c < ncol; c++)
+			fprintf(out, "  %11.1f", ops[c] > 0 ? t[c][k] / 1e3 / ops[c] : 0);
+		fputc('\n', out);
+	}
+}
+
 int results_print_explain(const struct results *r, FILE *out)
 {
 	double by_class[TC_NCLASSES] = { 0 }, accounted = 0, threads_ps = (double)r->nthreads * (double)r->window_ps;
@@ -712,6 +754,7 @@ int results_print_explain(const struct results *r, FILE *out)
 	fprintf(out, "  %-14s %12.1f %6.1f%%\n", "total", accounted / 1e3 / (double)r->total_ops, 100.0);
 	fprintf(out, "  measured: %.1f ns per op (threads x window / ops); the classes account for %.1f%% of it\n",
 		threads_ps / 1e3 / (double)r->total_ops, threads_ps > 0 ? 100 * accounted / threads_ps : 0);
+	explain_by_node(r, out);
 	/* what the line classes' time was made of */
 	fprintf(out, "  line transfers per op: %.3f within a core, %.3f within a node, %.3f across nodes; DRAM fills per "
 		     "op: %.3f\n",

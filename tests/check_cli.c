@@ -3,6 +3,7 @@
  * --seed, exit statuses and FILE:LINE:COL errors, and identical output for the
  * same scenario and seed. Runs the binary ($FUTEXSIM or bin/futexsim). */
 #include <check.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,23 @@ START_TEST(test_explain)
 				  "&& \"%s\" explain %s/a.h5", dir, tu_bin(), dir),
 			 3);
 	ck_assert_ptr_nonnull(strstr(out, "has no time breakdown"));
+	free(out);
+	/* threads on two nodes: the classes of each node's threads apart, as many ops
+	 * weighted as the overall figure (node rows average to the overall row) */
+	ck_assert_int_eq(tu_shellf(&out, "\"%s\" run scenarios/e5-2650-hashbench.yaml --set run.duration=100us "
+				  "--set run.warmup=20us -q -o %s/e.h5 && \"%s\" explain %s/e.h5", tu_bin(), dir, tu_bin(), dir),
+			 0);
+	p = strstr(out, "by the node the threads run on (ns per op of that node's threads):\n");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(strstr(p, "node 0"));
+	ck_assert_ptr_nonnull(strstr(p, "node 1"));
+	{
+		double all, n0, n1;
+
+		ck_assert_int_eq(sscanf(strstr(out, "\n  kernel_work ") + 1, "  kernel_work %lf", &all), 1);
+		ck_assert_int_eq(sscanf(strstr(p, "\n  kernel_work ") + 1, "  kernel_work %lf %lf", &n0, &n1), 2);
+		ck_assert(all >= fmin(n0, n1) - 0.1 && all <= fmax(n0, n1) + 0.1);
+	}
 	free(out);
 	ck_assert_int_eq(tu_futexsim("explain", &out), 2);
 	free(out);
