@@ -297,8 +297,8 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	}
 }
 
-static void user_atomic(struct usync *u, struct task *t, enum usync_prog p, struct usync_futex *f, uint32_t expected,
-			uint32_t newval, simtime_t work)
+void usync_user_atomic(struct usync *u, struct task *t, enum usync_prog p, struct usync_futex *f, uint32_t expected,
+		       uint32_t newval, simtime_t work)
 {
 	set_prog(u, t, p, f, work);
 	t->expected = expected;
@@ -307,7 +307,7 @@ static void user_atomic(struct usync *u, struct task *t, enum usync_prog p, stru
 
 void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val)
 {
-	user_atomic(u, t, UP_WAIT, f, val, 0, 0);
+	usync_user_atomic(u, t, UP_WAIT, f, val, 0, 0);
 	count(u, t, &u->tasks[t->id].waits, 1);
 }
 
@@ -332,7 +332,7 @@ void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *
 void usync_futex_wait_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val,
 				 struct usync_futex *f2)
 {
-	user_atomic(u, t, UP_WAIT_REQUEUE_PI, f, val, 0, 0);
+	usync_user_atomic(u, t, UP_WAIT_REQUEUE_PI, f, val, 0, 0);
 	t->word2 = &f2->w;
 	t->target2 = f2->target;
 	count(u, t, &u->tasks[t->id].waits, 1);
@@ -388,7 +388,7 @@ static void begin_lock(struct usync *u, struct task *t, uint32_t mutex, bool con
 	ut->mutex = mutex;
 	ut->lock_started = t->clock + work;
 	ut->phase = (uint8_t)(ut->phase << PH_RETURN_SHIFT | PH_LOCK_CAS);
-	user_atomic(u, t, UP_CAS, &u->mutexes[mutex].f, 0, cond_lock ? 2 : 1, work);
+	usync_user_atomic(u, t, UP_CAS, &u->mutexes[mutex].f, 0, cond_lock ? 2 : 1, work);
 }
 
 static void begin_unlock(struct usync *u, struct task *t, uint32_t mutex, simtime_t work)
@@ -397,7 +397,7 @@ static void begin_unlock(struct usync *u, struct task *t, uint32_t mutex, simtim
 
 	ut->mutex = mutex;
 	ut->phase = (uint8_t)(ut->phase << PH_RETURN_SHIFT | PH_UNLOCK_XCHG);
-	user_atomic(u, t, UP_XCHG, &u->mutexes[mutex].f, 0, 0, work);
+	usync_user_atomic(u, t, UP_XCHG, &u->mutexes[mutex].f, 0, 0, work);
 }
 
 void usync_lock(struct usync *u, struct task *t, uint32_t mutex, simtime_t work)
@@ -417,7 +417,7 @@ void usync_cond_wait(struct usync *u, struct task *t, uint32_t cond, uint32_t mu
 	ut->cond = cond;
 	ut->mutex = mutex;
 	ut->phase = PH_CW_READ;
-	user_atomic(u, t, UP_LOAD, &u->conds[cond].seq, 0, 0, work);
+	usync_user_atomic(u, t, UP_LOAD, &u->conds[cond].seq, 0, 0, work);
 }
 
 static void begin_cond_inc(struct usync *u, struct task *t, uint32_t cond, simtime_t work)
@@ -426,7 +426,7 @@ static void begin_cond_inc(struct usync *u, struct task *t, uint32_t cond, simti
 
 	u->tasks[t->id].cond = cond;
 	u->tasks[t->id].phase = PH_CS_INC;
-	user_atomic(u, t, UP_XCHG, &c->seq, 0, c->seq.w.value + 1, work);
+	usync_user_atomic(u, t, UP_XCHG, &c->seq, 0, c->seq.w.value + 1, work);
 }
 
 void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t work)
@@ -475,14 +475,14 @@ static void set_phase(struct usync_task *ut, enum phase ph)
 static void lock_wait(struct usync *u, struct task *t, struct usync_mutex *m)
 {
 	set_phase(&u->tasks[t->id], PH_LOCK_WAIT);
-	user_atomic(u, t, UP_WAIT, &m->f, 2, 0, 0);
+	usync_user_atomic(u, t, UP_WAIT, &m->f, 2, 0, 0);
 	count(u, t, &u->tasks[t->id].waits, 1);
 }
 
 static void lock_xchg(struct usync *u, struct task *t, struct usync_mutex *m)
 {
 	set_phase(&u->tasks[t->id], PH_LOCK_XCHG);
-	user_atomic(u, t, UP_XCHG, &m->f, 0, 2, 0);
+	usync_user_atomic(u, t, UP_XCHG, &m->f, 0, 2, 0);
 }
 
 bool usync_step(struct usync *u, struct task *t)
@@ -496,7 +496,7 @@ bool usync_step(struct usync *u, struct task *t)
 		if (t->result == 0)
 			break;
 		set_phase(ut, PH_LOCK_LOAD);
-		user_atomic(u, t, UP_LOAD, &m->f, 0, 0, 0);
+		usync_user_atomic(u, t, UP_LOAD, &m->f, 0, 0, 0);
 		return false;
 	case PH_LOCK_LOAD:
 		if (t->result == 2)

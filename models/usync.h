@@ -131,6 +131,11 @@ void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t
 void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
 			  simtime_t work);
 
+/* A bare user atomic on word f (p: UP_CAS, UP_XCHG or UP_LOAD) after `work` of local
+ * work: t->result is the value it found. */
+void usync_user_atomic(struct usync *u, struct task *t, enum usync_prog p, struct usync_futex *f, uint32_t expected,
+		       uint32_t newval, simtime_t work);
+
 /* Bare futex calls, for workloads that drive the kernel directly (perf bench's
  * suites): task t's next program is FUTEX_WAIT(f, val), FUTEX_WAKE(f, nwake) or
  * FUTEX_CMP_REQUEUE(f, cmpval, f2, nwake, nrequeue). The workload reads the

@@ -111,7 +111,8 @@ static const char usage_run[] =
 	"(hash-bench), a lock acquisition (mutex), a barrier passed or an item put or taken\n"
 	"(condvar), a thread back from its wait (wake, wake-parallel, requeue: perf's lines\n"
 	"per run and its summary line replace the Averaged line), a PI lock/unlock pair\n"
-	"(lock-pi). The header is printed before the run, the figures after it; standard\n"
+	"(lock-pi), a request (schbench: its latency percentiles and average rps instead\n"
+	"of the Averaged line). The header is printed before the run, the figures after it; standard\n"
 	"output is line-buffered and the same, byte for byte, for the same scenario and seed.\n"
 	"Standard error gets the simulation speed ('  wall time W s for O simulated ops and\n"
 	"E events: ...'), where the results went, the progress, and errors.\n"
@@ -167,7 +168,7 @@ static const char usage_run[] =
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
-	"mutex, condvar, wake, wake-parallel, requeue or lock-pi), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
+	"mutex, condvar, wake, wake-parallel, requeue, lock-pi or schbench), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
 	"output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
 
