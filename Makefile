@@ -359,14 +359,15 @@ mandir   := $(PREFIX)/share/man/man1
 # One page per command, generated from the same text as its --help (help2man), so
 # they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line
 # wrapper that runs `futexsim COMMAND`.
-MAN_CMDS := run bench show compare explain list probe
+MAN_CMDS := run bench show compare explain c2c list probe
 MAN_DIR  := $(BUILD)/man
 MAN_PAGES := $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1)
 MAN_NAME_run := simulate a futex hashing scenario and write its results
-MAN_NAME_bench := perf bench futex hash, typed as perf users type it, simulated
+MAN_NAME_bench := perf bench futex (hash, wake, wake-parallel, requeue, lock-pi), typed as perf users type it, simulated
 MAN_NAME_show := print the summary and figures of futexsim result files
 MAN_NAME_compare := compare futexsim result files, gate CI on thresholds
 MAN_NAME_explain := where the simulated threads' time went, per op
+MAN_NAME_c2c := a perf-c2c-like report of the hottest cache lines of a simulated run
 MAN_NAME_list := list the machines, kernels, workloads, hashes and refcount modes
 MAN_NAME_probe := model the machine it runs on and check the model against its kernel
 .PHONY: man
