@@ -47,30 +47,43 @@ def read_limit(path):
     return 20 + os.path.getsize(path) / 10e6
 
 
-def read_guarded(path, fn, limit=None, doing="reading"):
-    """fn(path), run in a forked child process within `limit` seconds (default
-    read_limit(path)), its result pickled back. libhdf5 can crash or loop on a damaged
-    file and would take this process with it: a child that dies or runs out of time
-    makes an InputError naming the file; an exception fn raises is raised here."""
-    limit = read_limit(path) if limit is None else limit
+def fork_child(child):
+    """Runs child() in a forked process that sends the bytes it returns (with its exit
+    status: (data, status)) down a pipe and exits; returns (pid, the pipe's read end).
+    libhdf5 can crash or loop on a damaged file or a failed write: a child's death
+    does not take this process with it."""
     sys.stdout.flush()
     sys.stderr.flush()
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(rfd)
+        data, status = child()
+        with os.fdopen(wfd, "wb") as w:
+            w.write(data)
+        os._exit(status)
+    os.close(wfd)
+    return pid, rfd
+
+
+def read_guarded(path, fn, limit=None, doing="reading"):
+    """fn(path), run in a forked child process within `limit` seconds (default
+    read_limit(path)), its result pickled back. libhdf5 can crash or loop on a damaged
+    file and would take this process with it: a child that dies or runs out of time
+    makes an InputError naming the file; an exception fn raises is raised here."""
+    limit = read_limit(path) if limit is None else limit
+
+    def child():
         try:
             out = ("ok", fn(path))
         except BaseException as e:  # noqa: BLE001 -- raised again in the parent
             out = ("raise", e)
         try:
-            data = pickle.dumps(out)
+            return pickle.dumps(out), 0
         except Exception as e:  # noqa: BLE001
-            data = pickle.dumps(("raise", InputError(f"{path}: {e}")))
-        with os.fdopen(wfd, "wb") as w:
-            w.write(data)
-        os._exit(0)
-    os.close(wfd)
+            return pickle.dumps(("raise", InputError(f"{path}: {e}"))), 0
+
+    pid, rfd = fork_child(child)
     chunks, deadline = [], time.monotonic() + limit
     with os.fdopen(rfd, "rb", buffering=0) as r:
         while True:
@@ -173,23 +186,15 @@ def write_guarded(path, tmp, write):
     """write(tmp) in a forked child: libhdf5 can crash on a failed write (a full disk)
     and would take this process with it. OutputError naming `path` when the child
     fails or dies; its stderr (the library's own noise) is dropped."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(rfd)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        why = b""
+    def child():
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
         try:
             write(tmp)
         except BaseException as e:  # noqa: BLE001 -- reported by the parent
-            why = (getattr(e, "strerror", None) or str(e) or type(e).__name__).encode(errors="replace")
-        with os.fdopen(wfd, "wb") as w:
-            w.write(why)
-        os._exit(1 if why else 0)
-    os.close(wfd)
+            return (getattr(e, "strerror", None) or str(e) or type(e).__name__).encode(errors="replace"), 1
+        return b"", 0
+
+    pid, rfd = fork_child(child)
     with os.fdopen(rfd, "rb") as r:
         why = r.read().decode(errors="replace")
     _, status = os.waitpid(pid, 0)

@@ -29,8 +29,7 @@ static uint32_t work_parts_intern(struct work_part_table *t, const struct work_p
 {
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->v[i].n == p->n && !memcmp(t->v[i].step, p->step, p->n) &&
-		    !memcmp(t->v[i].ps, p->ps, p->n * sizeof(p->ps[0])) &&
-		    !memcmp(t->v[i].frac, p->frac, p->n * sizeof(p->frac[0])))
+		    !memcmp(t->v[i].ps, p->ps, p->n * sizeof(p->ps[0])))
 			return i + 1;
 	if (t->n == t->cap) {
 		uint32_t cap = t->cap ? 2 * t->cap : 64;
@@ -62,11 +61,6 @@ static void add_part(struct path_builder *b, struct uop *u, simtime_t ps)
 	else if (i == p.n)
 		i = (uint8_t)(p.n - 1); /* more steps than parts: the last one takes it */
 	p.ps[i] += ps;
-	for (uint8_t k = 0; k < p.n; k++) {
-		double f = (double)p.ps[k] / (double)u->work_ps * 4294967296.0;
-
-		p.frac[k] = f >= 4294967295.0 ? UINT32_MAX : (uint32_t)f;
-	}
 	u->arg = work_parts_intern(b->parts, &p);
 }
 

@@ -126,8 +126,6 @@ struct uop {
 struct work_parts {
 	uint8_t n;
 	uint8_t step[WORK_MAX_PARTS]; /* enum futex_step, or WORK_STEP_USER */
-	uint32_t frac[WORK_MAX_PARTS];/* ps[i] / the sum of ps, in 2^-32 units (the split of
-					 a scaled duration without a division) */
 	simtime_t ps[WORK_MAX_PARTS];
 };
 /* The compositions of a run's work micro-ops, each once (UOP_WORK's arg = index + 1). */

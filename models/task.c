@@ -146,21 +146,19 @@ void task_count_op(struct tasks *ts, struct task *t)
 		ts->op_counted(ts->op_counted_ctx, t);
 }
 
-/* A work micro-op's time `d`, to its steps in proportion to their work (the
- * workload's own draw and the library's work to user_work), at once: the next
+/* The time `d` of a work micro-op the hot path does not count by composition (a
+ * workload's draw merged with fixed work, or a composition beyond WORK_COMPS), to its
+ * parts in proportion to their work at once (the draw to user_work); the next
  * micro-op's account() then adds nothing for it. */
 static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, simtime_t d)
 {
 	const struct work_parts *p = &ts->parts.v[u->arg - 1];
 	bool task_work = u->operand == OPND_TASK_WORK;
-	double total = task_work ? (double)u->work_ps + (double)t->work_ps : 0;
+	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
 	simtime_t given = 0;
 
-	for (uint8_t i = 0; i < p->n; i++) {
-		/* fixed work alone (the hot path): the precomputed fraction, no division */
-		simtime_t share = !task_work && d <= UINT32_MAX ? (d * p->frac[i]) >> 32
-				  : total > 0			 ? (simtime_t)((double)d * (double)p->ps[i] / total)
-								 : 0;
+	for (uint8_t i = 0; i < p->n && total > 0; i++) {
+		simtime_t share = (simtime_t)((double)d * (double)p->ps[i] / total);
 
 		if (p->step[i] == WORK_STEP_USER) {
 			t->time_ps[TC_USER_WORK] += share;

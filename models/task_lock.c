@@ -5,6 +5,8 @@
 #include "models/task_access.h"
 #include "models/task_cpu.h"
 
+static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t);
+
 /* --- queued spinlock (models/spinlock.h) --- */
 
 static void lock_held(struct task *t)
@@ -127,7 +129,9 @@ static bool on_cpu(const struct tasks *ts, const struct task *t)
 	return ts->cpu_current[t->cpu] == t->id;
 }
 
-enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
+/* The lock micro-op's RMW of the current stage was granted: take the lock, go on to
+ * the slow path, or wait (spin on the running owner, or sleep). */
+static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 {
 	uint32_t lock = t->lock, owner;
 	bool taken;
@@ -167,7 +171,8 @@ enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 	return LOCK_WAITING;
 }
 
-void rtlock_spin_ended(struct tasks *ts, struct task *t)
+/* A top waiter spinning on the owner (TS_RT_SPIN) sees the owner let go: it retries. */
+static void rtlock_spin_ended(struct tasks *ts, struct task *t)
 {
 	t->clock = ts->eng->now;
 	t->state = TS_RUN;

@@ -49,17 +49,13 @@ static inline void lock_release_done(struct tasks *ts, struct task *t)
 	t->locks_held--;
 	t->pc++;
 }
-/* PREEMPT_RT (ts->preempt_rt): the lock micro-op's RMW of the current stage was
- * granted: take the lock, go on to the slow path, or wait (spin on the owner or
- * sleep). LOCK_WAITING also when the lock was taken but the task lost its CPU. */
-enum lock_result rtlock_access_done(struct tasks *ts, struct task *t);
-/* Runs the unlock micro-op from its current stage; true once done. A holder
- * whose time slice ran out while it held the lock is preempted first (false). */
+/* PREEMPT_RT (ts->preempt_rt; its lock micro-op goes through lock_run and
+ * lock_access_done too): runs the unlock micro-op from its current stage; true once
+ * done. A holder whose time slice ran out while it held the lock is preempted first
+ * (false). */
 bool rtunlock_run(struct tasks *ts, struct task *t);
 /* The unlock's RMW of the current stage was granted; true when the micro-op is done. */
 bool rtunlock_access_done(struct tasks *ts, struct task *t);
-/* A top waiter spinning on the owner (TS_RT_SPIN) was told the owner let go. */
-void rtlock_spin_ended(struct tasks *ts, struct task *t);
 /* Whether t holds a bucket lock or is on its way to one. */
 bool task_in_bucket_lock(const struct task *t);
 

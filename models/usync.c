@@ -259,7 +259,8 @@ int usync_place_pi_state(struct usync *u, struct usync_futex *f, uint32_t pid, u
 			 struct fs_error *e)
 {
 	struct memmap *mem = u->world->mem;
-	/* struct futex_pi_state: list, rt_mutex pi_mutex, owner, refcount, key (~100 bytes) */
+	/* [A] struct futex_pi_state (list, rt_mutex pi_mutex, owner, refcount, key) in 128 bytes,
+	 * line-aligned: its size is not taken from a real layout */
 	uint64_t addr = memmap_alloc(mem, MEM_KERNEL_NODE, u->world->ft->procs[pid].home_node, 128, 64);
 
 	f->target.pi_line = memmap_line(mem, addr, object, index, -1);

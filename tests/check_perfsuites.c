@@ -15,23 +15,11 @@
 
 #define WAKE "scenarios/workloads/wake.yaml"
 
-static double figure(const struct tu_run *r, const char *name)
-{
-	struct workload_figures f = { 0 };
-
-	r->s.sc->wl_type->figures(r->s.wl, &f);
-	for (uint32_t i = 0; i < f.n; i++)
-		if (!strcmp(f.v[i].name, name))
-			return f.v[i].value;
-	ck_abort_msg("no figure %s", name);
-	return 0;
-}
-
 /* Each of the N threads back once per run, and nothing else. */
 static void check_every_thread_each_run(const struct tu_run *r, uint32_t n, uint32_t runs)
 {
 	ck_assert(r->s.tasks.finished);
-	ck_assert_uint_eq((uint32_t)figure(r, "runs"), runs);
+	ck_assert_uint_eq((uint32_t)tu_figure(r, "runs"), runs);
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_uint_eq(r->s.tasks.v[i].ops, runs);
 }
@@ -46,7 +34,7 @@ START_TEST(test_wake_wakes_exactly_n)
 
 		tu_run(&r, WAKE, sets, 3);
 		check_every_thread_each_run(&r, 12, 4);
-		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 4 * 12);
+		ck_assert_uint_eq((uint32_t)tu_figure(&r, "waiters_woken"), 4 * 12);
 		tu_run_free(&r);
 	}
 }
@@ -59,7 +47,7 @@ START_TEST(test_wake_parallel_shares)
 
 	tu_run(&r, WAKE, sets, 2);
 	check_every_thread_each_run(&r, 12, 3);
-	ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 3 * 12);
+	ck_assert_uint_eq((uint32_t)tu_figure(&r, "waiters_woken"), 3 * 12);
 	tu_run_free(&r);
 }
 END_TEST
@@ -92,8 +80,8 @@ START_TEST(test_requeue_in_order)
 
 		tu_run(&r, WAKE, sets, 1);
 		check_every_thread_each_run(&r, 8, 2);
-		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_requeued"), 2 * 8);
-		ck_assert_uint_eq((uint32_t)figure(&r, "waiters_woken"), 2 * 8);
+		ck_assert_uint_eq((uint32_t)tu_figure(&r, "waiters_requeued"), 2 * 8);
+		ck_assert_uint_eq((uint32_t)tu_figure(&r, "waiters_woken"), 2 * 8);
 		check_fifo(&r, 8);
 		tu_run_free(&r);
 	}
@@ -115,9 +103,9 @@ START_TEST(test_requeue_pi)
 
 		tu_run(&r, WAKE, sets, 1);
 		check_every_thread_each_run(&r, 8, 2);
-		ck_assert_uint_eq((uint32_t)(figure(&r, "waiters_requeued") + figure(&r, "waiters_woken")), 2 * 8);
-		ck_assert_uint_ge((uint32_t)figure(&r, "waiters_woken"), 2); /* the first of each run, at least */
-		ck_assert_uint_eq((uint32_t)figure(&r, "mutual_exclusion_violations"), 0);
+		ck_assert_uint_eq((uint32_t)(tu_figure(&r, "waiters_requeued") + tu_figure(&r, "waiters_woken")), 2 * 8);
+		ck_assert_uint_ge((uint32_t)tu_figure(&r, "waiters_woken"), 2); /* the first of each run, at least */
+		ck_assert_uint_eq((uint32_t)tu_figure(&r, "mutual_exclusion_violations"), 0);
 		check_fifo(&r, 8);
 		tu_run_free(&r);
 	}
@@ -171,12 +159,12 @@ START_TEST(test_lock_pi_exclusion_and_turns)
 		tu_run(&r, LOCKPI, sets, 3);
 		ops = thread_ops(&r, n, &min, &max);
 		ck_assert_uint_gt(ops, 10 * n);
-		ck_assert_uint_eq((uint64_t)figure(&r, "mutual_exclusion_violations"), 0);
-		ck_assert_uint_eq((uint64_t)figure(&r, "lock_unlock_pairs"), ops);
+		ck_assert_uint_eq((uint64_t)tu_figure(&r, "mutual_exclusion_violations"), 0);
+		ck_assert_uint_eq((uint64_t)tu_figure(&r, "lock_unlock_pairs"), ops);
 		if (k == 0) {
 			/* everyone else is always queued: each unlock hands off, in turn */
 			ck_assert_uint_le(max - min, 1);
-			ck_assert_uint_ge((uint64_t)figure(&r, "handoffs") + n, ops);
+			ck_assert_uint_ge((uint64_t)tu_figure(&r, "handoffs") + n, ops);
 		}
 		tu_run_free(&r);
 	}
@@ -196,8 +184,8 @@ START_TEST(test_lock_pi_multi_uncontended)
 	/* window / (1 + 50 + 5 us) is the most a thread can do */
 	most = (double)(r.s.tasks.window_end - r.s.tasks.window_start) / (56.0 * PS_PER_US);
 	thread_ops(&r, 4, &min, &max);
-	ck_assert_uint_eq((uint64_t)figure(&r, "handoffs"), 0);
-	ck_assert_uint_eq((uint64_t)figure(&r, "mutual_exclusion_violations"), 0);
+	ck_assert_uint_eq((uint64_t)tu_figure(&r, "handoffs"), 0);
+	ck_assert_uint_eq((uint64_t)tu_figure(&r, "mutual_exclusion_violations"), 0);
 	ck_assert_msg(max <= most + 1 && min >= 0.9 * most - 1, "ops per thread %llu..%llu, at most %.1f",
 		      (unsigned long long)min, (unsigned long long)max, most);
 	tu_run_free(&r);

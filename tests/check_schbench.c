@@ -13,18 +13,6 @@
 
 #define SCH "scenarios/workloads/schbench.yaml"
 
-static double figure(const struct tu_run *r, const char *name)
-{
-	struct workload_figures f = { 0 };
-
-	r->s.sc->wl_type->figures(r->s.wl, &f);
-	for (uint32_t i = 0; i < f.n; i++)
-		if (!strcmp(f.v[i].name, name))
-			return f.v[i].value;
-	ck_abort_msg("no figure %s", name);
-	return 0;
-}
-
 START_TEST(test_every_worker_served)
 {
 	const char *sets[] = { "machine=small-1node", "workload.message_threads=2", "workload.workers=3",
@@ -42,10 +30,10 @@ START_TEST(test_every_worker_served)
 				      (unsigned long long)r.s.tasks.v[i].ops);
 		requests += r.s.tasks.v[i].ops;
 	}
-	ck_assert_uint_eq((uint64_t)figure(&r, "requests"), requests);
+	ck_assert_uint_eq((uint64_t)tu_figure(&r, "requests"), requests);
 	/* each request's wake-up latency: after the message thread's pass, never before */
-	ck_assert(figure(&r, "wakeup_latency_p50") > 0);
-	ck_assert(figure(&r, "wakeup_latency_p99") >= figure(&r, "wakeup_latency_p50"));
+	ck_assert(tu_figure(&r, "wakeup_latency_p50") > 0);
+	ck_assert(tu_figure(&r, "wakeup_latency_p99") >= tu_figure(&r, "wakeup_latency_p50"));
 	tu_run_free(&r);
 }
 END_TEST
@@ -58,9 +46,9 @@ START_TEST(test_ping_pong_four_calls)
 	double calls;
 
 	tu_run(&r, SCH, sets, 5);
-	calls = figure(&r, "futex_calls_per_request");
+	calls = tu_figure(&r, "futex_calls_per_request");
 	ck_assert_msg(calls > 3.0 && calls <= 4.01, "%.3f futex calls per request", calls);
-	ck_assert_uint_gt((uint64_t)figure(&r, "requests"), 100);
+	ck_assert_uint_gt((uint64_t)tu_figure(&r, "requests"), 100);
 	tu_run_free(&r);
 }
 END_TEST

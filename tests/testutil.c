@@ -50,6 +50,18 @@ void tu_run_free(struct tu_run *r)
 	scenario_free(&r->sc);
 }
 
+double tu_figure(const struct tu_run *r, const char *name)
+{
+	struct workload_figures f = { 0 };
+
+	r->s.sc->wl_type->figures(r->s.wl, &f);
+	for (uint32_t i = 0; i < f.n; i++)
+		if (!strcmp(f.v[i].name, name))
+			return f.v[i].value;
+	ck_abort_msg("no workload figure %s", name);
+	return 0;
+}
+
 unsigned long long tu_transfers_of(const struct sim *s, const char *prefix)
 {
 	unsigned long long sum = 0;

@@ -27,6 +27,9 @@ struct tu_run {
 void tu_run(struct tu_run *r, const char *path, const char *const *sets, size_t nsets);
 void tu_run_free(struct tu_run *r);
 
+/* The run's workload figure `name` (models/workload.h); the test fails without it. */
+double tu_figure(const struct tu_run *r, const char *name);
+
 /* Sum of transfers (all classes) over the lines of memmap objects whose name
  * starts with `prefix`. */
 unsigned long long tu_transfers_of(const struct sim *s, const char *prefix);
