@@ -81,7 +81,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 SCENARIO ?= scenarios/quickstart.yaml
 
-.PHONY: all run check bench validate calibrate regression-data claims deps clean
+.PHONY: all run check bench validate calibrate regression-data claims studies deps clean
 .DELETE_ON_ERROR:
 
 all: $(BIN) $(TOOLS)
@@ -165,6 +165,8 @@ check: deps
 	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
 	echo "== tests/config_sources.py"; \
 	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
+	echo "== tests/studies.py"; \
+	FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py || failed=1; \
 	echo "== tests/docs_examples.sh"; \
 	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
 	echo "== tests/install.sh"; \
@@ -216,6 +218,18 @@ calibrate: deps
 claims: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-claims
+
+# The what-if studies of the futex threads (scenarios/studies/NAME/run; docs/studies.md):
+# each sweeps its scenarios, then prints one verdict line computed from its runs and
+# draws its figure (results/studies-small/NAME/, or results/studies-full/ with FULL=1,
+# the published grids). ONLY=NAME runs one; J=N runs N at once.
+studies: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@failed=0; for s in scenarios/studies/*/run; do \
+	  n=$$(basename $$(dirname $$s)); \
+	  [ -z "$(ONLY)" ] || [ "$(ONLY)" = "$$n" ] || continue; \
+	  PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) FULL=$(FULL) J=$(J) $$s || failed=1; \
+	done; exit $$failed
 
 REGRESSION_SETS := --set run.duration=2ms --set run.warmup=500us
 regression-data: deps
@@ -351,10 +365,10 @@ INSTALL  ?= install
 bindir   := $(PREFIX)/bin
 pkgdatadir := $(PREFIX)/share/futexsim
 docdir   := $(PREFIX)/share/doc/futexsim
-# analysis/collect and analysis/plot with the modules they import, run through
-# bin/futexsim-collect and bin/futexsim-plot (links: python finds the modules beside them)
-PY_TOOLS := collect plot
-PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py
+# analysis/collect, analysis/plot and analysis/study with the modules they import, run through
+# bin/futexsim-collect, -plot and -study (links: python finds the modules beside them)
+PY_TOOLS := collect plot study
+PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py analysis/studies.py
 mandir   := $(PREFIX)/share/man/man1
 # One page per command, generated from the same text as its --help (help2man), so
 # they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line

@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The studies of scenarios/studies/ (docs/studies.md), tested two ways:
+
+1. Each verdict function (analysis/studies.py) on hand-made runs whose answer is known:
+   the figures it reports are the ones computed by hand here.
+2. Each study's script end to end at its smallest grid (STUDY_TEST=1): it writes a
+   verdict and a PNG figure, the verdict's figures are those of its own result files
+   (recomputed here from the HDF5 files with h5py, not from printed text), and
+   swapping two result files changes them accordingly.
+
+usage: tests/studies.py [--unit]   (--unit: the hand-made cases only)
+Environment: FUTEXSIM (the binary), PYTHON (the interpreter for the scripts).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "analysis"))
+
+import h5py  # noqa: E402
+
+import studies  # noqa: E402
+
+
+def run(part="p", ops=1e6, params=None, threads=28, ns=None, workload=None, resizes=None, tables=None,
+        bucket_bytes=64):
+    return {"part": part, "name": "r", "params": dict(params or {}), "ops_per_sec": ops, "threads": threads,
+            "total_ops": 1000, "window_s": 1e-3, "ns_per_op": dict(ns or {}), "workload": dict(workload or {}),
+            "resizes": list(resizes or []), "tables": list(tables or [("private hash of process 0", 16)]),
+            "bucket_bytes": bucket_bytes}
+
+
+class Verdicts(unittest.TestCase):
+    def test_lines(self):
+        rs = []
+        for part, kernel, nbytes, ops in (("read", "linux-6.18", 64, 1.0e6), ("read", "bucket-split-2026", 128, 1.1e6),
+                                          ("removed", "linux-6.18", 64, 1.25e6),
+                                          ("removed", "bucket-split-2026", 128, 1.2e6)):
+            p = {"kernel": kernel, "kernel.private_hash.buckets": "16"}
+            if part == "removed":
+                p["kernel.layout.bucket.fields.priv"] = "none"
+            rs.append(run(part, ops, p, bucket_bytes=nbytes))
+        line, fig = studies.verdict_lines(rs)
+        rel, mem = fig["relative_pct"], fig["memory_ratio"]
+        self.assertAlmostEqual(rel["2 lines, hb->priv read"]["16/28"], 10.0)
+        self.assertAlmostEqual(rel["1 line, no hb->priv"]["16/28"], 25.0)
+        self.assertAlmostEqual(rel["2 lines, no hb->priv"]["16/28"], 20.0)
+        self.assertEqual(mem["2 lines, no hb->priv"]["16/28"], 2.0)
+        self.assertEqual(mem["1 line, no hb->priv"]["16/28"], 1.0)
+        self.assertIn("+25.0%", line)
+
+    def test_aslr(self):
+        rs = []
+        # 16 buckets: ASLR spreads 20% (0.9..1.1 around 1.0), fixed 2%; 1024: both 1%
+        for part, b, vals in (("aslr", 16, (0.9, 1.0, 1.1)), ("fixed", 16, (0.99, 1.0, 1.01)),
+                              ("aslr", 1024, (0.995, 1.0, 1.005)), ("fixed", 1024, (0.995, 1.0, 1.005))):
+            for seed, v in enumerate(vals, 1):
+                rs.append(run(part, v * 1e6, {"workload.futexes": "1", "kernel.private_hash.buckets": str(b),
+                                              "run.seed": str(seed)}))
+        line, fig = studies.verdict_aslr(rs)
+        self.assertAlmostEqual(fig["spread_pct"]["1/16"]["aslr"], 20.0)
+        self.assertAlmostEqual(fig["spread_pct"]["1/16"]["fixed"], 2.0)
+        self.assertEqual(fig["stops_mattering_at"]["1"], 1024)
+        self.assertEqual(fig["seeds"], 3)
+        self.assertIn("stops mattering at 1024", line)
+
+    def test_chain(self):
+        rs = [run("mutex", params={"kernel.private_hash.buckets": "16"}, ns={"lock": 100.0, "chain": 10.0}),
+              run("schbench", params={"kernel.private_hash.buckets": "16"}, ns={"lock": 10.0, "chain": 30.0})]
+        line, fig = studies.verdict_chain(rs)
+        self.assertTrue(fig["mutex_lock_dominates"])
+        self.assertFalse(fig["schbench_lock_dominates"])
+        self.assertIn("schbench: the bucket lock dominates at 0 of 1 points", line)
+
+    def test_resize(self):
+        ms = 1e-3
+        rs = [run("hash", params={"kernel": "linux-6.17", "workload.create_interval": "50us"}, threads=8,
+                  resizes=[{"start_s": 0.15 * ms, "delay_s": 4.0 * ms, "from": 16, "to": 32},
+                           {"start_s": 0.35 * ms, "delay_s": 3.8 * ms, "from": 32, "to": 64}]),
+              run("mutex", params={"kernel": "linux-6.17", "workload.create_interval": "50us"}, threads=28,
+                  resizes=[{"start_s": 0.15 * ms, "delay_s": None, "from": 16, "to": 32}])]
+        line, fig = studies.verdict_resize(rs)
+        self.assertEqual((fig["published"], fig["resizes"]), (2, 3))
+        self.assertAlmostEqual(fig["delay_ms_median"], 3.9)
+        self.assertEqual([p["threads_then"] for p in fig["points"]], [4, 8, 4])
+        self.assertIn("hash 8 threads: 2/2 in 3.8-4.0 ms", line)
+        self.assertIn("1 never took effect", line)
+
+    def test_schbench(self):
+        g = [("global hash", 0)]
+        p = [("private hash of process 0", 128)]
+        rs = [run("schbench", workload={"rps": 1000.0}, params={"kernel": "linux-6.15"}, tables=g),
+              run("schbench", workload={"rps": 680.0}, params={"kernel": "linux-6.16-dev",
+                                                               "kernel.private_hash.refcount": "rcuref"}, tables=p),
+              run("hash", 2e6, {"kernel": "linux-6.15"}, tables=g),
+              run("hash", 0.2e6, {"kernel": "linux-6.16-dev", "kernel.private_hash.refcount": "rcuref"}, tables=p)]
+        line, fig = studies.verdict_schbench(rs)
+        self.assertAlmostEqual(fig["rcuref_schbench_loss_pct"], 32.0)
+        self.assertAlmostEqual(fig["rcuref_hash_loss_pct"], 90.0)
+        self.assertTrue(fig["agrees"])
+        self.assertEqual(list(fig["relative_pct"]["schbench"]),
+                         ["linux-6.15 (global hash)", "linux-6.16-dev (rcuref)"])
+
+
+def ops_of(path):
+    with h5py.File(path, "r") as f:
+        return float(f["summary/ops_per_sec"][()])
+
+
+class EndToEnd(unittest.TestCase):
+    """Every study's script at STUDY_TEST=1 in a temporary results root."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(prefix="futexsim-studies.")
+        cls.env = dict(os.environ, STUDY_TEST="1", STUDIES_OUT=cls.out, J="2")
+        cls.env.setdefault("PYTHON", sys.executable)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.out, ignore_errors=True)
+
+    def study(self, name):
+        p = subprocess.run([os.path.join(ROOT, "scenarios/studies", name, "run")], env=self.env,
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(p.stdout.startswith(name), p.stdout)
+        d = os.path.join(self.out, name)
+        with open(os.path.join(d, "verdict.json")) as f:
+            doc = json.load(f)
+        self.assertIn(doc["verdict"], p.stdout)
+        with open(os.path.join(d, name + ".png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        return d, doc
+
+    def reanalyse(self, name, d):
+        p = subprocess.run([self.env["PYTHON"], os.path.join(ROOT, "analysis/study"), name, d], env=self.env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "verdict.json")) as f:
+            return json.load(f)
+
+    def test_bucket_lines(self):
+        d, doc = self.study("bucket-lines")
+        h5 = os.path.join(d, "read", "h5")
+        files = sorted(os.listdir(h5))  # kernel slowest: linux-6.18 first, then bucket-split-2026
+        self.assertEqual(len(files), 4)
+        base, split = ops_of(os.path.join(h5, files[1])), ops_of(os.path.join(h5, files[3]))  # 16 buckets
+        rel = doc["figures"]["relative_pct"]["2 lines, hb->priv read"]["16/8"]
+        self.assertAlmostEqual(rel, 100.0 * (split / base - 1.0), places=6)
+        # double the split run's throughput in its file: the verdict must follow the file
+        with h5py.File(os.path.join(h5, files[3]), "r+") as f:
+            f["summary/ops_per_sec"][()] = 2 * f["summary/ops_per_sec"][()]
+        changed = self.reanalyse("bucket-lines", d)["figures"]["relative_pct"]["2 lines, hb->priv read"]["16/8"]
+        self.assertAlmostEqual(changed, 100.0 * (2 * split / base - 1.0), delta=1e-6 * 100)
+
+    def test_aslr(self):
+        d, doc = self.study("aslr")
+        runs = {}
+        for part in ("aslr", "fixed"):
+            for fn in sorted(os.listdir(os.path.join(d, part, "h5"))):
+                runs.setdefault(part, []).append(ops_of(os.path.join(d, part, "h5", fn)))
+        # the test grid: 1 futex per thread, 16 and 1024 buckets, seeds 1 and 2 (seed fastest)
+        for part, ops in runs.items():
+            for i, b in enumerate((16, 1024)):
+                pair = ops[2 * i:2 * i + 2]
+                want = 100.0 * (max(pair) - min(pair)) / (sum(pair) / 2)
+                self.assertAlmostEqual(doc["figures"]["spread_pct"][f"1/{b}"][part], want, places=6)
+
+    def test_chain(self):
+        d, doc = self.study("chain-vs-lock")
+        with h5py.File(os.path.join(d, "mutex", "h5", os.listdir(os.path.join(d, "mutex", "h5"))[0]), "r") as f:
+            classes = [c.decode() if isinstance(c, bytes) else c for c in f["threads/time"].attrs["classes"]]
+            t = f["threads/time"][()].sum(axis=0)
+            ops = int(f["summary/total_ops"][()])
+        want = t[classes.index("lock")] / 1000.0 / ops
+        got = [p for p in doc["figures"]["points"] if p["workload"] == "mutex"][0]["lock_ns"]
+        self.assertAlmostEqual(got, want, places=6)
+
+    def test_resize(self):
+        d, doc = self.study("resize")
+        n = 0
+        for part in ("mutex", "hash"):
+            for fn in os.listdir(os.path.join(d, part, "h5")):
+                with h5py.File(os.path.join(d, part, "h5", fn), "r") as f:
+                    n += f["resizes/start"].shape[0] if "resizes" in f else 0
+        self.assertEqual(doc["figures"]["resizes"], n)
+        self.assertGreater(n, 0)
+
+    def test_schbench(self):
+        d, doc = self.study("schbench-vs-hash")
+        rps = []
+        for fn in sorted(os.listdir(os.path.join(d, "schbench", "h5"))):
+            with h5py.File(os.path.join(d, "schbench", "h5", fn), "r") as f:
+                rps.append(float(f["workload/rps"][()]))
+        # designs.tsv's second row is the rcuref design
+        self.assertAlmostEqual(doc["figures"]["rcuref_schbench_loss_pct"], 100.0 * (1.0 - rps[1] / rps[0]), places=6)
+
+
+if __name__ == "__main__":
+    if "--unit" in sys.argv:
+        sys.argv.remove("--unit")
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(Verdicts)
+        sys.exit(0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1)
+    if shutil.which("parallel") is None:
+        print("tests/studies.py: SKIPPED the end-to-end studies: GNU parallel is missing (make deps installs it)")
+        sys.argv.append("Verdicts")
+    unittest.main(verbosity=1)
