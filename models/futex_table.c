@@ -207,7 +207,7 @@ static int add_private_hash(struct futex_tables *ft, struct process *p, uint32_t
 	if (p->resizes)
 		snprintf(resize, sizeof(resize), " (resize %u)", p->resizes);
 	snprintf(name, sizeof(name), "private hash header of process %u%s", p->id, resize);
-	if (place_fields(ft, &k->phash_header, header, name, "process", p->id, phash_field_names,
+	if (place_fields(ft, &k->phash_header, header, name, NULL, p->id, phash_field_names,
 			 p->phash_lines, PHF_NFIELDS) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	snprintf(name, sizeof(name), "private hash of process %u%s", p->id, resize);
@@ -236,7 +236,7 @@ int futex_tables_add_process(struct futex_tables *ft, uint32_t nthreads, uint32_
 	p->home_node = home_node % ft->m->nodes;
 	p->mm = memmap_alloc(ft->mem, MEM_KERNEL_NODE, p->home_node, k->mm.size, k->mm.align);
 	snprintf(name, sizeof(name), "mm of process %u", p->id);
-	if (place_fields(ft, &k->mm, p->mm, name, "process", p->id, mm_field_names, p->mm_lines,
+	if (place_fields(ft, &k->mm, p->mm, name, NULL, p->id, mm_field_names, p->mm_lines,
 			 MMF_NFIELDS) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	p->mmap_sem = RWSEM_NONE;

@@ -199,7 +199,9 @@ const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, s
 	const struct mem_object *o = &mm->objects[l->object];
 	size_t n;
 
-	if (l->first == l->last)
+	if (!o->element) /* a single object: its name says which */
+		n = (size_t)snprintf(buf, len, "%s", o->name);
+	else if (l->first == l->last)
 		n = (size_t)snprintf(buf, len, "%s %s %u", o->name, o->element, l->first);
 	else
 		n = (size_t)snprintf(buf, len, "%s %s %u-%u", o->name, o->element, l->first, l->last);

@@ -34,7 +34,8 @@
 /* A kind of object placed in memory: "global hash node 0", element "bucket". */
 struct mem_object {
 	const char *name;         /* owned */
-	const char *element;      /* static string: what an index counts ("bucket", "cpu") */
+	const char *element;      /* static string: what an index counts ("bucket", "cpu"); NULL
+				     for a single object whose name says which ("mm of process 0") */
 	const char *const *fields;/* static NULL-terminated field names, bit i = fields[i] */
 };
 

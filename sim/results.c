@@ -176,7 +176,7 @@ static int gather_lines(struct results *r, const struct sim *s)
 		for (int k = 0; k < XFER_NCLASSES; k++)
 			h->total_transfers += ln->stats.transfers[k];
 		h->object = obj->name;
-		h->element = obj->element;
+		h->element = obj->element ? obj->element : "";
 		h->first = lab->first;
 		h->last = lab->last;
 		h->mixed = lab->mixed;
