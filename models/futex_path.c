@@ -135,7 +135,13 @@ static void emit_immutable_check(struct path_builder *b)
 static void emit_hash_lookup(struct path_builder *b, enum uop_operand bucket)
 {
 	if (!uses_private_hash(b)) {
-		path_emit_work(b, b->costs_ps[KC_HASH_GLOBAL]);
+		simtime_t node = 0; /* picking the node's table, 6.16+: the kernel computes it on one node too */
+
+		if (b->k->global.per_node && b->k->global.node_select == NODE_SELECT_HASH)
+			node = b->costs_ps[KC_NODE_SELECT_DIV];
+		else if (b->k->global.per_node && b->k->global.node_select == NODE_SELECT_MULSHIFT)
+			node = b->costs_ps[KC_NODE_SELECT_MULSHIFT];
+		path_emit_work(b, b->costs_ps[KC_HASH_GLOBAL] + node);
 	} else {
 		path_emit_access(b, ACCESS_READ, OPND_LINE, b->mm_lines[MMF_FUTEX_PHASH]);
 		path_emit_work(b, b->costs_ps[KC_HASH_PRIVATE]);

@@ -305,6 +305,8 @@ static const struct futex_table *global_table(const struct futex_tables *ft, con
 	if (ft->k->global.node_select == NODE_SELECT_MEMORY)
 		return ft->tables[futex_key_is_private(key) ? memmap_home_node(ft->mem, uaddr) % ft->nglobal
 							    : h % ft->nglobal];
+	if (ft->k->global.node_select == NODE_SELECT_MULSHIFT) /* the kernel's reciprocal_scale() */
+		return ft->tables[((uint64_t)h * ft->nglobal) >> 32];
 	return ft->tables[t0->hash->node_part(h, t0->size) % ft->nglobal];
 }
 

@@ -12,7 +12,7 @@ const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
 	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",
-	"schedule", "rtlock_fast", "rtlock_slowpath", "pi_state", NULL,
+	"schedule", "rtlock_fast", "rtlock_slowpath", "pi_state", "node_select_div", "node_select_mulshift", NULL,
 };
 /* Defaults of local-work costs, all assumptions [A] until calibrated (docs/kernel.md).
  * Hash and refcount costs default to the chosen function's and mode's own figures. */
@@ -29,6 +29,12 @@ static const uint32_t default_cost_cycles[KC_NCOSTS] = {
 	[KC_RTLOCK_SLOWPATH] = 300, /* irq-off wait_lock section, waiter init and rbtree insert, state changes */
 	[KC_PI_STATE] = 600,     /* attach_to_pi_owner/state and task_blocks_on_rt_mutex's PI chain walk, or
 				    wake_futex_pi's owner update and mark_wakeup_next_waiter */
+	/* nr_node_ids is a run-time value, so `% nr_node_ids` is a 32-bit DIV on the path to
+	 * the bucket's address: its latency, 20-28 cycles on Sandy Bridge and 26 on Skylake in
+	 * Agner Fog's instruction tables (https://www.agner.org/optimize/instruction_tables.pdf;
+	 * figures as recalled, not rechecked here), less on Ice Lake and Zen 3 */
+	[KC_NODE_SELECT_DIV] = 26,
+	[KC_NODE_SELECT_MULSHIFT] = 4, /* a 64-bit multiply (3 cycles on these cores) and a shift */
 };
 
 uint32_t roundup_pow2(uint64_t v)
@@ -126,7 +132,7 @@ static int parse_global(struct kernel_design *k, const struct yt_node *n, struct
 	static const char *const keys[] = { "per_node", "buckets", "buckets_per_cpu", "min_buckets",
 					     "hash", "placement", "node_select", NULL };
 	static const char *const placements[] = { "node", "interleave", NULL };
-	static const char *const selects[] = { "hash", "memory", NULL };
+	static const char *const selects[] = { "hash", "memory", "mulshift", NULL }; /* enum node_select */
 	int64_t buckets;
 	int placement;
 

@@ -66,13 +66,16 @@ enum kernel_cost {
 	KC_RTLOCK_FAST,  /* PREEMPT_RT: rt_spin_lock()/rt_spin_unlock()'s own work around the cmpxchg */
 	KC_RTLOCK_SLOWPATH, /* PREEMPT_RT: the rtlock slow path's local work (waiter setup, state) */
 	KC_PI_STATE,     /* a PI futex's pi_state and rt_mutex work: attach and block, or hand off */
+	KC_NODE_SELECT_DIV,      /* per-node global tables: the node as (hash >> shift) % nodes, a DIV */
+	KC_NODE_SELECT_MULSHIFT, /* ... or as reciprocal_scale(hash, nodes), a multiply and a shift */
 	KC_NCOSTS
 };
 extern const char *const kernel_cost_names[]; /* NULL-terminated, in enum order */
 
 enum node_select {
 	NODE_SELECT_HASH,   /* 6.16+: (hash >> log2(size)) % nodes */
-	NODE_SELECT_MEMORY  /* 2006 RFC: a private futex's memory node; shared: hash % nodes */
+	NODE_SELECT_MEMORY, /* 2006 RFC: a private futex's memory node; shared: hash % nodes */
+	NODE_SELECT_MULSHIFT /* what-if: reciprocal_scale(hash, nodes) = (hash x nodes) >> 32, no DIV */
 };
 
 struct kernel_design {
