@@ -12,7 +12,8 @@ runs whose answer is known (tests/studies.py).
 A run dict: part, name, params (the swept keys -> str), ops_per_sec, threads, total_ops,
 ns_per_op (time class -> simulated ns per op, as futexsim explain), workload (the
 workload's scalar figures), resizes (list of dicts: start_s, delay_s, from, to; delay_s
-None when never published), tables (list of (name, buckets)), bucket_bytes.
+None when never published), tables (list of (name, buckets)), table_futexes (futexes
+hashed to each table), bucket_bytes.
 """
 import csv
 import os
@@ -55,11 +56,12 @@ def _read_result(path):
                                 "delay_s": (end - int(start)) * PS if int(start) < end < 2**63 else None,
                                 "from": int(r["from_buckets"][i]), "to": int(r["to_buckets"][i])})
         tables = [(str(n), int(z)) for n, z in zip(f["tables/name"].asstr()[()], f["tables/size"][()])]
+        table_futexes = [int(x) for x in f["tables/futexes"][()]]
         resolved = f["provenance/scenario_resolved"].asstr()[()]
         m = re.search(r"\n\s*bucket:\s*\n\s*size:\s*(\d+)", resolved)
         return {"ops_per_sec": float(s["ops_per_sec"][()]), "threads": int(threads),
                 "total_ops": total_ops, "window_s": window_s, "ns_per_op": ns_per_op,
-                "workload": workload, "resizes": resizes, "tables": tables,
+                "workload": workload, "resizes": resizes, "tables": tables, "table_futexes": table_futexes,
                 "bucket_bytes": int(m.group(1)) if m else None}
 
 
@@ -420,6 +422,52 @@ def plot_lines(runs, path, figures):
     fig.savefig(path, format="png")
 
 
+# ---- study 6: the cost of the node-selection DIV ----
+
+def node_tables(run):
+    """Futexes hashed to each per-node global table."""
+    return [n for (name, _), n in zip(run["tables"], run.get("table_futexes", [])) if name.startswith("global")]
+
+
+def imbalance_pct(counts):
+    """How far the fullest table is above an even share, in percent."""
+    return 100.0 * (max(counts) * len(counts) / sum(counts) - 1.0) if counts and sum(counts) else 0.0
+
+
+def verdict_nodediv(runs):
+    """Per machine (its node count): throughput with reciprocal_scale() against the
+    DIV, and how evenly each spreads the futexes over the node tables."""
+    rows = []
+    for (machine,), rs in groups(runs, "machine").items():
+        by = {sel: [r for r in rs if param(r, "kernel.global_hash.node_select") == sel] for sel in ("hash", "mulshift")}
+        if not by["hash"] or not by["mulshift"]:
+            continue
+        div, mul = mean([r["ops_per_sec"] for r in by["hash"]]), mean([r["ops_per_sec"] for r in by["mulshift"]])
+        rows.append({"machine": machine, "nodes": len(node_tables(by["hash"][0])),
+                     "gain_pct": 100.0 * (mul / div - 1.0),
+                     "imbalance_div_pct": max(imbalance_pct(node_tables(r)) for r in by["hash"]),
+                     "imbalance_mulshift_pct": max(imbalance_pct(node_tables(r)) for r in by["mulshift"])})
+    rows.sort(key=lambda x: x["nodes"])
+    figures = {"points": rows}
+    parts = [f"{x['nodes']} nodes {pct(x['gain_pct'])}" for x in rows]
+    worst = max([max(x["imbalance_div_pct"], x["imbalance_mulshift_pct"]) for x in rows] or [0.0])
+    return ("a multiply-shift instead of the DIV, per op of the global hash: " + ", ".join(parts)
+            + f"; both spread the futexes over the node tables within {worst:.1f}% of even"), figures
+
+
+def plot_nodediv(runs, path, figures):
+    plt = _plt()
+    pts = figures["points"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar(np.arange(len(pts)), [p["gain_pct"] for p in pts], 0.6)
+    ax.set_xticks(np.arange(len(pts)), [f"{p['nodes']} nodes\n{p['machine']}" for p in pts], fontsize=8)
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_ylabel("% throughput, multiply-shift vs DIV")
+    ax.set_title("The cost of the node-selection DIV")
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+
+
 # ---- the registry ----
 
 STUDIES = {
@@ -428,4 +476,5 @@ STUDIES = {
     "chain-vs-lock": (verdict_chain, plot_chain),
     "resize": (verdict_resize, plot_resize),
     "bucket-lines": (verdict_lines, plot_lines),
+    "node-div": (verdict_nodediv, plot_nodediv),
 }

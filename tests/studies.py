@@ -109,6 +109,23 @@ class Verdicts(unittest.TestCase):
                          ["linux-6.15 (global hash)", "linux-6.16-dev (rcuref)"])
 
 
+    def test_nodediv(self):
+        rs = []
+        for machine, nodes in (("two", 2), ("four", 4)):
+            for sel, ops in (("hash", 1.0e6), ("mulshift", 1.03e6)):
+                r = run("global", ops, {"machine": machine, "kernel.global_hash.node_select": sel},
+                        tables=[(f"global hash node {i}", 4096) for i in range(nodes)])
+                # 1000 futexes: evenly over two nodes; 300/250/250/200 over four
+                r["table_futexes"] = [500, 500] if nodes == 2 else [300, 250, 250, 200]
+                rs.append(r)
+        line, fig = studies.verdict_nodediv(rs)
+        self.assertEqual([p["nodes"] for p in fig["points"]], [2, 4])
+        self.assertAlmostEqual(fig["points"][0]["gain_pct"], 3.0)
+        self.assertAlmostEqual(fig["points"][1]["imbalance_div_pct"], 20.0)  # 300 x 4 / 1000 - 1
+        self.assertIn("2 nodes +3.0%, 4 nodes +3.0%", line)
+        self.assertIn("within 20.0% of even", line)
+
+
 def ops_of(path):
     with h5py.File(path, "r") as f:
         return float(f["summary/ops_per_sec"][()])
@@ -202,6 +219,14 @@ class EndToEnd(unittest.TestCase):
                 rps.append(float(f["workload/rps"][()]))
         # designs.tsv's second row is the rcuref design
         self.assertAlmostEqual(doc["figures"]["rcuref_schbench_loss_pct"], 100.0 * (1.0 - rps[1] / rps[0]), places=6)
+
+
+    def test_nodediv(self):
+        d, doc = self.study("node-div")
+        files = sorted(os.listdir(os.path.join(d, "global", "h5")))  # node_select hash, then mulshift
+        div, mul = (ops_of(os.path.join(d, "global", "h5", f)) for f in files)
+        self.assertAlmostEqual(doc["figures"]["points"][0]["gain_pct"], 100.0 * (mul / div - 1.0), places=6)
+        self.assertEqual(doc["figures"]["points"][0]["nodes"], 2)
 
 
 if __name__ == "__main__":
