@@ -63,6 +63,9 @@ struct workload_type {
 	 * state) and per-thread label */
 	void (*print_header)(const void *params, const void *state, double secs, FILE *out);
 	void (*print_thread)(const void *state, const struct task *t, uint64_t ops_per_sec, FILE *out);
+	/* the thread's role where threads do different things ("message", "worker"; a
+	 * static string), for explain's breakdown by role; NULL hook: all alike */
+	const char *(*role)(const void *state, const struct task *t);
 	/* The suites that repeat runs (wake, requeue): the lines perf prints per run
 	 * ([Run N]: ...) or, with `summary`, its last line, in place of the per-thread
 	 * lines and the Averaged line. NULL: those (perf's hash suite). */

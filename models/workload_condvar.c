@@ -411,6 +411,15 @@ static void size(const void *params, struct workload_size *out)
 		     (uint64_t)p->groups * sizeof(struct group) + (uint64_t)p->pp.threads * sizeof(struct thread_state);
 }
 
+static const char *role(const void *state, const struct task *t)
+{
+	static const char *const names[] = { [ROLE_BARRIER] = "barrier", [ROLE_PRODUCER] = "producer",
+					     [ROLE_CONSUMER] = "consumer" };
+	const struct condvar_wl *w = state;
+
+	return names[w->th[t->id].role];
+}
+
 const struct workload_type workload_condvar = {
 	.name = "condvar",
 	.description = "a barrier (broadcast by wake-all or requeue) or a producer-consumer queue on glibc condvars",
@@ -421,6 +430,7 @@ const struct workload_type workload_condvar = {
 	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
+	.role = role,
 	.figures = figures,
 	.free_state = free_state,
 	.free_params = free_params,

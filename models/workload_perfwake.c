@@ -541,6 +541,14 @@ static void size(const void *params, struct workload_size *out)
 	out->bytes = usync_bytes(p->pp.threads, 2, 0, p->pi) + (uint64_t)p->runs * (4 + 3ull * p->wakers) * sizeof(double);
 }
 
+/* Tasks: the blocked threads, then the wakers (perf's main thread in wake and requeue). */
+static const char *role(const void *state, const struct task *t)
+{
+	const struct perfwake *w = state;
+
+	return t->id - w->first < w->p->blocked ? "blocked" : "waker";
+}
+
 #define PERFWAKE_TYPE(var, type_name, parser, what)                                                                   \
 	const struct workload_type var = {                                                                            \
 		.name = type_name,                                                                                    \
@@ -552,6 +560,7 @@ static void size(const void *params, struct workload_size *out)
 		.program_done = program_done,                                                                         \
 		.print_header = print_header,                                                                         \
 		.print_thread = print_thread,                                                                         \
+		.role = role,                                                                                         \
 		.print_perf = print_perf,                                                                             \
 		.figures = figures,                                                                                   \
 		.free_state = free_state,                                                                             \

@@ -107,6 +107,11 @@ static bool is_msg(const struct schbench *w, const struct task *t)
 	return t->id - w->first < w->p->msg;
 }
 
+static const char *role(const void *state, const struct task *t)
+{
+	return is_msg(state, t) ? "message" : "worker";
+}
+
 static uint32_t group_of(const struct schbench *w, const struct task *t)
 {
 	uint32_t i = t->id - w->first;
@@ -389,6 +394,7 @@ const struct workload_type workload_schbench = {
 	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
+	.role = role,
 	.print_perf = print_perf,
 	.figures = figures,
 	.free_state = free_state,

@@ -539,24 +539,29 @@ static int put_thread_time(struct h5out *o, hid_t g, const struct results *r, st
 static int write_threads(struct h5out *o, const struct results *r, struct fs_error *e)
 {
 	const uint32_t n = r->nthreads;
-	const char **line = calloc(n ? n : 1, sizeof(*line));
+	const char **line = calloc(n ? n : 1, sizeof(*line)), **role = calloc(n ? n : 1, sizeof(*role));
+	bool roles = n && r->threads[0].role;
 	hid_t g = group(o->file, "threads");
 	int rc = -1;
 
-	if (!line)
+	if (!line || !role)
 		fs_fail(e, FS_ERR_LIMIT, "out of memory writing %s", o->path);
 	else if (g < 0)
 		fail(e, o, "threads");
 	else {
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < n; i++) {
 			line[i] = r->threads[i].perf_line;
+			role[i] = r->threads[i].role ? r->threads[i].role : "";
+		}
 		if (put_struct_cols(o, g, h5_thread_cols, H5_THREAD_COLS, r->threads, sizeof(*r->threads), n, e) == 0 &&
 		    put_struct_cols(o, g, h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
 				    sizeof(*r->threads), n, e) == 0 &&
-		    put_strs(o, g, "perf_line", line, n, 0, e) == 0 && put_thread_time(o, g, r, e) == 0)
+		    put_strs(o, g, "perf_line", line, n, 0, e) == 0 && put_thread_time(o, g, r, e) == 0 &&
+		    (!roles || put_strs(o, g, "role", role, n, 0, e) == 0))
 			rc = 0;
 	}
 	free(line);
+	free(role);
 	close_id(g, H5Gclose);
 	return rc;
 }

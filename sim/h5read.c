@@ -435,6 +435,24 @@ static int read_threads(struct reader *rd, struct results *r)
 	if (read_struct_cols(rd, "threads", h5_thread_blocking_cols, H5_THREAD_BLOCKING_COLS, r->threads,
 			     sizeof(*r->threads), n, true) < 0)
 		return -1;
+	/* roles: only workloads whose threads differ write them */
+	if (exists(rd, "threads/role")) {
+		hsize_t nr;
+		char **role = read_strs(rd, "threads/role", 1, &nr);
+		int rc = 0;
+
+		if (!role)
+			return -1;
+		if (nr != n)
+			rc = fs_fail(rd->e, FS_ERR_INPUT, "%s: threads/role has %llu values for %llu threads", rd->path,
+				     (unsigned long long)nr, (unsigned long long)n);
+		for (hsize_t i = 0; rc == 0 && i < n; i++)
+			if (!(r->threads[i].role = results_text(r, role[i])))
+				rc = oom(rd);
+		free_strs(role, nr);
+		if (rc < 0)
+			return -1;
+	}
 	/* and before the time breakdown its dataset (has_time stays false) */
 	if (exists(rd, "threads/time")) {
 		hsize_t nt;

@@ -328,6 +328,10 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->id = t->id;
 		tr->cpu = t->cpu;
 		tr->node = t->node;
+		if (s->sc->wl_type->role && !(tr->role = results_text(r, s->sc->wl_type->role(s->wl, t)))) {
+			free(per_thread);
+			return -1;
+		}
 		tr->ops = t->ops;
 		tr->ops_per_sec = perf_ops_per_sec(t->ops, secs);
 		tr->futex_calls = t->futex_calls;
@@ -681,33 +685,57 @@ double results_class_ns_per_op(const struct results *r, int k)
 	return sum / 1e3 / (double)r->total_ops;
 }
 
-/* explain's classes for the threads of each node apart (ns per op of that node's
- * threads), when the threads run on several nodes: local and remote threads differ. */
-static void explain_by_node(const struct results *r, FILE *out)
+/* A thread's column in one of explain's tables: its node, or its role. */
+static const char *node_label(const struct thread_result *t, char *buf, size_t size)
 {
-	enum { MAX_COLUMNS = 8 };
+	snprintf(buf, size, "node %u", t->node);
+	return buf;
+}
+
+static const char *role_label(const struct thread_result *t, char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	return t->role ? t->role : "";
+}
+
+/* explain's classes for each group of threads apart, when there are several groups:
+ * local and remote threads differ (ns per op of that group's ops), and so do threads
+ * with different roles (`of_run`: their time per op of the whole run, as a message
+ * thread's ops are counted on the workers it serves). */
+static void explain_by(const struct results *r, const char *heading,
+		       const char *(*label)(const struct thread_result *t, char *buf, size_t size), bool of_run,
+		       FILE *out)
+{
+	enum { MAX_COLUMNS = 8, LABEL = 24 };
 	double t[MAX_COLUMNS][TC_NCLASSES] = { { 0 } }, ops[MAX_COLUMNS] = { 0 };
-	uint32_t node_of[MAX_COLUMNS], ncol = 0;
+	char names[MAX_COLUMNS][LABEL], buf[LABEL];
+	uint32_t threads[MAX_COLUMNS] = { 0 }, ncol = 0;
 
 	for (uint32_t i = 0; i < r->nthreads; i++) {
+		const char *name = label(&r->threads[i], buf, sizeof(buf));
 		uint32_t c;
 
-		for (c = 0; c < ncol && node_of[c] != r->threads[i].node; c++)
+		for (c = 0; c < ncol && strcmp(names[c], name); c++)
 			;
 		if (c == ncol) {
 			if (ncol == MAX_COLUMNS)
-				return; /* too many nodes for a table: the totals above say it */
-			node_of[ncol++] = r->threads[i].node;
+				return; /* too many groups for a table: the totals above say it */
+			snprintf(names[ncol++], LABEL, "%s", name);
 		}
+		threads[c]++;
 		ops[c] += (double)r->threads[i].ops;
 		for (int k = 0; k < TC_NCLASSES; k++)
 			t[c][k] += (double)r->threads[i].time_ps[k];
 	}
 	if (ncol < 2)
 		return;
-	fprintf(out, "  by the node the threads run on (ns per op of that node's threads):\n  %-14s", "class");
+	fprintf(out, "  %s:\n  %-14s", heading, "class");
 	for (uint32_t c = 0; c < ncol; c++)
-		fprintf(out, "  %8s%-3u", "node ", node_of[c]);
+		fprintf(out, "  %11.11s", names[c]);
+	fprintf(out, "\n  %-14s", "threads");
+	for (uint32_t c = 0; c < ncol; c++)
+		fprintf(out, "  %11u", threads[c]);
 	fputc('\n', out);
 	for (int k = 0; k < TC_NCLASSES; k++) {
 		bool any = false;
@@ -718,7 +746,8 @@ static void explain_by_node(const struct results *r, FILE *out)
 			continue;
 		fprintf(out, "  %-14s", time_class_names[k]);
 		for (uint32_t c = 0; c < ncol; c++)
-			fprintf(out, "  %11.1f", ops[c] > 0 ? t[c][k] / 1e3 / ops[c] : 0);
+			fprintf(out, "  %11.1f", of_run ? t[c][k] / 1e3 / (double)r->total_ops
+						 : ops[c] > 0 ? t[c][k] / 1e3 / ops[c] : 0);
 		fputc('\n', out);
 	}
 }
@@ -754,7 +783,10 @@ int results_print_explain(const struct results *r, FILE *out)
 	fprintf(out, "  %-14s %12.1f %6.1f%%\n", "total", accounted / 1e3 / (double)r->total_ops, 100.0);
 	fprintf(out, "  measured: %.1f ns per op (threads x window / ops); the classes account for %.1f%% of it\n",
 		threads_ps / 1e3 / (double)r->total_ops, threads_ps > 0 ? 100 * accounted / threads_ps : 0);
-	explain_by_node(r, out);
+	explain_by(r, "by the node the threads run on (ns per op of that node's threads)", node_label, false, out);
+	if (r->nthreads && r->threads[0].role)
+		explain_by(r, "by the threads' role (their time per op of the run: the columns add up to the total)",
+			   role_label, true, out);
 	/* what the line classes' time was made of */
 	fprintf(out, "  line transfers per op: %.3f within a core, %.3f within a node, %.3f across nodes; DRAM fills per "
 		     "op: %.3f\n",

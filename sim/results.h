@@ -19,6 +19,8 @@
 
 struct thread_result {
 	uint32_t id, cpu, node;
+	const char *role;       /* what it does where threads differ ("message", "worker"), in the
+				   text arena; NULL where all are alike (threads/role absent) */
 	uint64_t ops;           /* completed inside the measuring window */
 	uint64_t ops_per_sec;   /* perf_ops_per_sec(ops, window) */
 	char *perf_line;        /* perf's "[thread  N] ..." line, with newline */

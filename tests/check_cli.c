@@ -304,6 +304,41 @@ START_TEST(test_explain)
 		ck_assert(all >= fmin(n0, n1) - 0.1 && all <= fmax(n0, n1) + 0.1);
 	}
 	free(out);
+	/* threads with roles (schbench's message threads and workers): each role's time
+	 * per op of the run, the columns adding up to the overall row; the roles in the
+	 * file (threads/role), which hash-bench's file, all threads alike, lacks */
+	ck_assert_int_eq(tu_shellf(&out, "\"%s\" run scenarios/workloads/schbench.yaml --set workload.workers=8 "
+				  "--set run.duration=200us --set run.warmup=50us -q -o %s/s.h5 && \"%s\" explain %s/s.h5",
+				  tu_bin(), dir, tu_bin(), dir),
+			 0);
+	p = strstr(out, "by the threads' role (their time per op of the run: the columns add up to the total):\n");
+	ck_assert_ptr_nonnull(p);
+	{
+		double all, msg, worker;
+		unsigned nmsg, nworker;
+
+		ck_assert_ptr_nonnull(strstr(p, "\n  class               message       worker\n"));
+		ck_assert_int_eq(sscanf(strstr(p, "\n  threads ") + 1, "  threads %u %u", &nmsg, &nworker), 2);
+		ck_assert_uint_eq(nmsg, 4);
+		ck_assert_uint_eq(nworker, 32);
+		for (const char *cls = "kernel_work\0lock\0"; *cls; cls += strlen(cls) + 1) {
+			char row[32], fmt[48];
+
+			snprintf(row, sizeof(row), "\n  %s ", cls);
+			snprintf(fmt, sizeof(fmt), "  %s %%lf", cls);
+			ck_assert_int_eq(sscanf(strstr(out, row) + 1, fmt, &all), 1);
+			snprintf(fmt, sizeof(fmt), "  %s %%lf %%lf", cls);
+			ck_assert_int_eq(sscanf(strstr(p, row) + 1, fmt, &msg, &worker), 2);
+			ck_assert_double_eq_tol(msg + worker, all, 0.15);
+		}
+	}
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "/usr/bin/python3 -c \"import h5py; f = h5py.File('%s/s.h5', 'r'); "
+				  "r = list(f['threads/role'].asstr()[()]); print(r.count('message'), r.count('worker'), "
+				  "'threads/role' in h5py.File('%s/e.h5', 'r'))\"", dir, dir),
+			 0);
+	ck_assert_str_eq(out, "4 32 False\n");
+	free(out);
 	ck_assert_int_eq(tu_futexsim("explain", &out), 2);
 	free(out);
 	tu_rmtree(dir);
