@@ -50,6 +50,8 @@ struct entry {
 	const char *what;
 	uint32_t bucket;
 	double base, value;
+	char *element; /* lines: the element the line belongs to (compare_lines) */
+	int side;      /* lines: 0 the base run, 1 the other */
 };
 
 static int by_key(const void *x, const void *y)
@@ -101,21 +103,91 @@ static int top_changes(struct entry *e, size_t n, struct compare_change *out, ui
 	return 0;
 }
 
+/* A line's element: its description without the fields on it ("private hash of
+ * process 0 bucket 6"), malloc'd. */
+static char *element_of(const char *what)
+{
+	const char *f = strstr(what, " (");
+
+	return strndup(what, f ? (size_t)(f - what) : strlen(what));
+}
+
+static int by_element(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+	int d = strcmp(a->element, b->element);
+
+	return d ? d : strcmp(a->what, b->what);
+}
+
+/* Lines are matched by their description; where the two runs lay an element out
+ * differently (one line per bucket against two, other fields on a line), its
+ * lines are matched as one, under the element's name with "(its lines)": so
+ * moving a bucket's chain to a second line shows as that bucket's traffic
+ * changing, not as one line vanishing and another appearing. A description one
+ * run lacks because the line saw no traffic there counts as a difference too. */
 static int compare_lines(const struct results *a, const struct results *b, struct compare *c)
 {
 	size_t n = (size_t)a->nlines + b->nlines, k = 0;
-	struct entry *e = malloc((n ? n : 1) * sizeof(*e));
-	int rc;
+	struct entry *e = calloc(n ? n : 1, sizeof(*e));
+	char **owned = calloc(n ? n : 1, sizeof(*owned)); /* the elements' strings (top_changes moves entries) */
+	int rc = -1;
 
-	if (!e)
+	if (!e || !owned) {
+		free(e);
+		free(owned);
 		return -1;
-	for (uint32_t i = 0; i < a->nlines; i++)
-		e[k++] = (struct entry){ a->lines[i].what ? a->lines[i].what : "", 0,
-					 (double)a->lines[i].total_transfers, 0 };
-	for (uint32_t i = 0; i < b->nlines; i++)
-		e[k++] = (struct entry){ b->lines[i].what ? b->lines[i].what : "", 0, 0,
-					 (double)b->lines[i].total_transfers };
+	}
+	for (uint32_t i = 0; i < a->nlines; i++, k++)
+		e[k] = (struct entry){ .what = a->lines[i].what ? a->lines[i].what : "",
+				       .base = (double)a->lines[i].total_transfers };
+	for (uint32_t i = 0; i < b->nlines; i++, k++)
+		e[k] = (struct entry){ .what = b->lines[i].what ? b->lines[i].what : "",
+				       .value = (double)b->lines[i].total_transfers, .side = 1 };
+	for (size_t i = 0; i < k; i++)
+		if (!(e[i].element = owned[i] = element_of(e[i].what)))
+			goto out;
+	qsort(e, k, sizeof(*e), by_element);
+	for (size_t g = 0, end; g < k; g = end) {
+		bool same = true;
+
+		for (end = g; end < k && !strcmp(e[end].element, e[g].element); end++)
+			;
+		/* the same layout: every description of the element in both runs */
+		for (size_t i = g; i < end && same; i++) {
+			bool other = false;
+
+			for (size_t j = g; j < end && !other; j++)
+				other = e[j].side != e[i].side && !strcmp(e[j].what, e[i].what);
+			same = other;
+		}
+		if (!same && end - g > 1)
+			for (size_t i = g; i < end; i++)
+				e[i].what = NULL; /* matched as the element */
+	}
+	for (size_t i = 0; i < k; i++)
+		if (!e[i].what) {
+			size_t len = strlen(e[i].element) + sizeof(" (its lines)");
+			char *w = malloc(len);
+
+			if (!w)
+				goto out;
+			snprintf(w, len, "%s (its lines)", e[i].element);
+			/* the element's string is no longer needed: its slot in owned holds w */
+			for (size_t j = 0; j < k; j++)
+				if (owned[j] == e[i].element) {
+					free(owned[j]);
+					owned[j] = w;
+					break;
+				}
+			e[i].element = w;
+			e[i].what = w;
+		}
 	rc = top_changes(e, k, c->lines, &c->nlines);
+out:
+	for (size_t i = 0; i < k; i++)
+		free(owned[i]);
+	free(owned);
 	free(e);
 	return rc;
 }
@@ -130,12 +202,12 @@ static int compare_buckets(const struct results *a, const struct results *b, str
 		return -1;
 	for (uint64_t i = 0; i < a->nbuckets; i++)
 		if (a->buckets[i].table < a->ntables)
-			e[k++] = (struct entry){ a->tables[a->buckets[i].table].name, a->buckets[i].bucket,
-						 (double)a->buckets[i].wait_ps, 0 };
+			e[k++] = (struct entry){ .what = a->tables[a->buckets[i].table].name,
+						 .bucket = a->buckets[i].bucket, .base = (double)a->buckets[i].wait_ps };
 	for (uint64_t i = 0; i < b->nbuckets; i++)
 		if (b->buckets[i].table < b->ntables)
-			e[k++] = (struct entry){ b->tables[b->buckets[i].table].name, b->buckets[i].bucket, 0,
-						 (double)b->buckets[i].wait_ps };
+			e[k++] = (struct entry){ .what = b->tables[b->buckets[i].table].name,
+						 .bucket = b->buckets[i].bucket, .value = (double)b->buckets[i].wait_ps };
 	rc = top_changes(e, k, c->buckets, &c->nbuckets);
 	free(e);
 	return rc;

@@ -324,6 +324,35 @@ START_TEST(test_groups)
 }
 END_TEST
 
+/* Two bucket layouts (one line per bucket, two): a bucket's lines are matched as
+ * one, so its traffic shows as changed, not as one line gone and another new;
+ * one layout against itself keeps the lines apart, by their fields. */
+START_TEST(test_layouts)
+{
+	char *out, *p;
+	unsigned long long base, value;
+
+	ck_assert_int_eq(tu_shellf(&out, "'%s' " RUN " --set kernel=bucket-split-2026 --set kernel.private_hash.buckets=2 "
+				  "-o %s/split.h5", tu_bin(), dir),
+			 0);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/b.h5 %s/split.h5", dir, dir), 0);
+	p = strstr(out, "lines whose transfers changed most (base -> value, delta):\n");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(strchr(p, '\n') + 1, " 1. %llu -> %llu", &base, &value), 2);
+	ck_assert_uint_gt(base, 0); /* present in both runs, under the bucket's name */
+	ck_assert_uint_gt(value, 0);
+	p = strchr(p, '\n') + 1;
+	*strchr(p, '\n') = '\0'; /* the first line */
+	ck_assert_msg(strstr(p, "private hash of process 0 bucket ") && strstr(p, " (its lines)"), "%s", p);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/a.h5 %s/b.h5", dir, dir), 0);
+	ck_assert_ptr_null(strstr(out, "(its lines)"));
+	ck_assert_ptr_nonnull(strstr(out, "(waiters,lock,chain,priv)"));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_ci_gate)
 {
 	char *out;
@@ -358,6 +387,7 @@ static Suite *suite(void)
 
 	tcase_add_unchecked_fixture(tc, make_files, remove_files);
 	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_layouts);
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_slower_fails);
 	tcase_add_test(tc, test_bad_usage);
