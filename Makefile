@@ -165,6 +165,8 @@ check: deps
 	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
 	echo "== tests/config_sources.py"; \
 	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
+	echo "== tests/slurm.sh"; \
+	PYTHON=$(PYTHON) sh tests/slurm.sh || failed=1; \
 	echo "== tests/studies.py"; \
 	FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py || failed=1; \
 	echo "== tests/docs_examples.sh"; \
