@@ -372,6 +372,7 @@ docdir   := $(PREFIX)/share/doc/futexsim
 PY_TOOLS := collect plot study
 PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py analysis/studies.py
 mandir   := $(PREFIX)/share/man/man1
+compdir  := $(PREFIX)/share/bash-completion/completions
 # One page per command, generated from the same text as its --help (help2man), so
 # they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line
 # wrapper that runs `futexsim COMMAND`.
@@ -412,6 +413,8 @@ install: $(BIN) $(TOOLS)
 	$(INSTALL) -m 644 $(PY_MODULES) $(DESTDIR)$(pkgdatadir)/analysis/
 	for t in $(PY_TOOLS); do ln -sf ../share/futexsim/analysis/$$t $(DESTDIR)$(bindir)/futexsim-$$t; done
 	$(INSTALL) -m 644 README.md LICENSE $(DESTDIR)$(docdir)/
+	$(INSTALL) -d $(DESTDIR)$(compdir)
+	$(INSTALL) -m 644 sim/futexsim.bash $(DESTDIR)$(compdir)/futexsim
 	@if command -v help2man >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory man && \
 	  $(INSTALL) -d $(DESTDIR)$(mandir) && $(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(mandir)/; \
@@ -422,6 +425,7 @@ uninstall:
 	  $(PY_TOOLS:%=$(DESTDIR)$(bindir)/futexsim-%)
 	rm -rf $(DESTDIR)$(pkgdatadir) $(DESTDIR)$(docdir)
 	rm -f $(DESTDIR)$(mandir)/futexsim.1 $(MAN_CMDS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
+	rm -f $(DESTDIR)$(compdir)/futexsim
 
 clean:
 	rm -rf $(BUILD) bin build-san build-fuzz build-ref

@@ -89,6 +89,18 @@ else
 	echo "install.sh: man pages not checked: help2man or man is missing (apt-get install help2man man-db)"
 fi
 
+# bash completion: loads, and completes from the installed futexsim's own lists
+comp=$stage$prefix/share/bash-completion/completions/futexsim
+if command -v bash >/dev/null 2>&1; then
+	check "the bash completion loads and completes commands, list's kinds and kernel presets" \
+		bash -c ". '$comp' && complete -p futexsim >/dev/null &&
+			c() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _futexsim; echo \"\${COMPREPLY[*]}\"; } &&
+			[ \"\$(c '$bin' li)\" = list ] && [ \"\$(c '$bin' list ma)\" = machines ] &&
+			c '$bin' run --set kernel=linux-6.1 | grep -q 'kernel=linux-6.18 '"
+else
+	echo "install.sh: bash completion not checked: no bash"
+fi
+
 cd "$here" || exit 1
 if ! $make --no-print-directory -s uninstall DESTDIR="$stage" PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
 	cat "$tmp/install.log"

@@ -5,7 +5,8 @@
 # slurmctld and slurmd on their own ports, every file in a temporary directory),
 # submits a 4-run grid with sbatch --array, waits for it, and checks that every task
 # left a result file identical (tests/h5same.py) to the same run made by
-# scenarios/sweep through GNU parallel, that `--resume` then finds nothing to redo,
+# scenarios/sweep through GNU parallel, that analysis/collect tables them, that
+# `--resume` then finds nothing to redo,
 # and that after a task is cancelled, `--resume` runs just that one.
 # Needs root (the daemons) and Debian's slurm-wlm (slurmctld, slurmd, sbatch, munge):
 # skipped, saying why, without them. .ci/run installs slurm-wlm.
@@ -128,6 +129,12 @@ for f in "$dir"/parallel/h5/*.h5; do
 	fi
 done
 [ $same = 4 ] && echo "ok: a 4-task Slurm array left the 4 result files GNU parallel's sweep makes, bit for bit"
+if "$PYTHON" analysis/collect "$dir/slurm" >"$dir/log/collect.log" 2>&1 &&
+	[ "$(tail -n +2 "$dir/slurm/sweep.csv" | wc -l)" = 4 ]; then
+	echo "ok: analysis/collect tables the array's 4 runs"
+else
+	fail "analysis/collect on the array's results: $(tail -n 2 "$dir/log/collect.log")"
+fi
 # shellcheck disable=SC2086
 if scenarios/sweep $scenario "$dir/slurm" $grid --resume -j 1 $runopts >"$dir/log/resume.log" 2>&1 &&
 	grep -q "4 of 4 runs have results" "$dir/log/resume.log"; then
