@@ -89,6 +89,15 @@ else
 	echo "install.sh: man pages not checked: help2man or man is missing (apt-get install help2man man-db)"
 fi
 
+# a study from the installed tree, its sweep finding the installed futexsim on PATH
+if command -v parallel >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
+	check "an installed study runs with the installed futexsim on PATH (scenarios/sweep's default)" \
+		sh -c "cd '$tmp/elsewhere' && PATH='$stage$prefix/bin':\$PATH STUDY_TEST=1 STUDIES_OUT='$tmp/studies' \
+			'$share/scenarios/studies/node-div/run' | grep -q '^node-div ' && test -f '$tmp/studies/node-div/node-div.png'"
+else
+	echo "install.sh: installed study not checked: GNU parallel or /usr/bin/python3 is missing"
+fi
+
 # bash completion: loads, and completes from the installed futexsim's own lists
 comp=$stage$prefix/share/bash-completion/completions/futexsim
 if command -v bash >/dev/null 2>&1; then
