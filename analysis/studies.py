@@ -4,7 +4,8 @@ computing its verdict from them, and drawing its figure.
 
 A study's script (scenarios/studies/NAME/run) sweeps one or more scenarios into
 OUT/PART/ (scenarios/sweep: OUT/PART/runs.tsv and OUT/PART/h5/); analysis/study NAME OUT
-then reads every run with read_runs(), and STUDIES[NAME] turns them into a verdict: one
+then reads every run with read_runs(), and STUDIES[NAME] (its verdict and figure
+functions, and the parts its script sweeps) turns them into a verdict: one
 line of text and the figures it was computed from (OUT/verdict.json), and a figure
 (OUT/NAME.png). The verdict functions take plain run dicts, so tests can hand them
 runs whose answer is known (tests/studies.py).
@@ -79,6 +80,9 @@ def read_runs(out):
         for row in csv.DictReader(lines, delimiter="\t"):
             name = row.pop("name")
             path = os.path.join(out, part, "h5", name + ".h5")
+            if not os.path.isfile(path):
+                raise InputError(f"{path}: no such result file (did the run fail? see "
+                                 f"{os.path.join(out, part, 'logs', name + '.log')})")
             run = read_guarded(path, _read_result)
             run.update(part=part, name=name, params=dict(row))
             runs.append(run)
@@ -144,15 +148,13 @@ def design_of(run):
 def verdict_schbench(runs):
     """Each design's throughput relative to the first design (the global hash), for
     schbench (requests/s) and perf's hash suite (ops/s)."""
-    rel = {}
-    base = {}
+    values = {}
     for r in runs:
-        label = design_of(r)
         v = r["workload"]["rps"] if r["part"] == "schbench" else r["ops_per_sec"]
-        rel.setdefault(r["part"], {}).setdefault(label, []).append(v)
-    for part, by in rel.items():
-        first = mean(next(iter(by.values())))
-        base[part] = first
+        values.setdefault(r["part"], {}).setdefault(design_of(r), []).append(v)
+    rel = {}
+    for part, by in values.items():
+        first = mean(next(iter(by.values())))  # the grid's first design: the global hash
         rel[part] = {d: 100.0 * (mean(v) / first - 1.0) for d, v in by.items()}
     designs = list(rel.get("schbench", {}))
     rcuref = [d for d in designs if "rcuref" in d]
@@ -470,11 +472,12 @@ def plot_nodediv(runs, path, figures):
 
 # ---- the registry ----
 
+# name: (verdict, figure, the parts its run script sweeps)
 STUDIES = {
-    "schbench-vs-hash": (verdict_schbench, plot_schbench),
-    "aslr": (verdict_aslr, plot_aslr),
-    "chain-vs-lock": (verdict_chain, plot_chain),
-    "resize": (verdict_resize, plot_resize),
-    "bucket-lines": (verdict_lines, plot_lines),
-    "node-div": (verdict_nodediv, plot_nodediv),
+    "schbench-vs-hash": (verdict_schbench, plot_schbench, {"schbench", "hash"}),
+    "aslr": (verdict_aslr, plot_aslr, {"aslr", "fixed"}),
+    "chain-vs-lock": (verdict_chain, plot_chain, {"mutex", "schbench"}),
+    "resize": (verdict_resize, plot_resize, {"mutex", "hash"}),
+    "bucket-lines": (verdict_lines, plot_lines, {"read", "removed"}),
+    "node-div": (verdict_nodediv, plot_nodediv, {"global"}),
 }

@@ -126,6 +126,26 @@ class Verdicts(unittest.TestCase):
         self.assertIn("within 20.0% of even", line)
 
 
+class BadInput(unittest.TestCase):
+    def test_missing_result_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "aslr"))
+            with open(os.path.join(d, "aslr", "runs.tsv"), "w") as f:
+                f.write("# scenario\tx.yaml\nname\trun.seed\n0001_seed-1\t1\n")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis/study"), "aslr", d],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("0001_seed-1.h5: no such result file", p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "verdict.json")))
+
+    def test_unknown_study(self):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis/study"), "no-such", "."],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("studies: schbench-vs-hash, aslr", p.stderr)
+
+
 def ops_of(path):
     with h5py.File(path, "r") as f:
         return float(f["summary/ops_per_sec"][()])
@@ -227,14 +247,20 @@ class EndToEnd(unittest.TestCase):
         div, mul = (ops_of(os.path.join(d, "global", "h5", f)) for f in files)
         self.assertAlmostEqual(doc["figures"]["points"][0]["gain_pct"], 100.0 * (mul / div - 1.0), places=6)
         self.assertEqual(doc["figures"]["points"][0]["nodes"], 2)
+        # another study's verdict asked of these runs: refused, naming what is there
+        p = subprocess.run([self.env["PYTHON"], os.path.join(ROOT, "analysis/study"), "aslr", d], env=self.env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("its runs are of the parts global, while aslr sweeps aslr, fixed", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
 
 
 if __name__ == "__main__":
     if "--unit" in sys.argv:
         sys.argv.remove("--unit")
-        suite = unittest.defaultTestLoader.loadTestsFromTestCase(Verdicts)
+        suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in (Verdicts, BadInput)])
         sys.exit(0 if unittest.TextTestRunner(verbosity=1).run(suite).wasSuccessful() else 1)
     if shutil.which("parallel") is None:
         print("tests/studies.py: SKIPPED the end-to-end studies: GNU parallel is missing (make deps installs it)")
-        sys.argv.append("Verdicts")
+        sys.argv += ["Verdicts", "BadInput"]
     unittest.main(verbosity=1)
