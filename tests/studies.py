@@ -102,11 +102,22 @@ class Verdicts(unittest.TestCase):
               run("hash", 2e6, {"kernel": "linux-6.15"}, tables=g),
               run("hash", 0.2e6, {"kernel": "linux-6.16-dev", "kernel.private_hash.refcount": "rcuref"}, tables=p)]
         line, fig = studies.verdict_schbench(rs)
+        self.assertNotIn("rcuref_vs_immutable_1024_loss_pct", fig)
+        # the 1024-bucket pair: 600 against 1000 requests/s, 40% lost, 2.7 points from the reported 37.3%
+        for rc, rps in (("rcuref", 600.0), ("none", 1000.0)):
+            rs.append(run("schbench", workload={"rps": rps}, tables=p,
+                          params={"kernel": "linux-6.16-dev", "kernel.private_hash.refcount": rc,
+                                  "kernel.private_hash.buckets": "1024"}))
+        line, fig = studies.verdict_schbench(rs)
+        self.assertAlmostEqual(fig["rcuref_vs_immutable_1024_loss_pct"], 40.0)
+        self.assertTrue(fig["agrees_1024"])
+        self.assertIn("at 1024 buckets rcuref loses 40% against immutable (reported 37%): agrees", line)
         self.assertAlmostEqual(fig["rcuref_schbench_loss_pct"], 32.0)
         self.assertAlmostEqual(fig["rcuref_hash_loss_pct"], 90.0)
         self.assertTrue(fig["agrees"])
         self.assertEqual(list(fig["relative_pct"]["schbench"]),
-                         ["linux-6.15 (global hash)", "linux-6.16-dev (rcuref)"])
+                         ["linux-6.15 (global hash)", "linux-6.16-dev (rcuref)", "linux-6.16-dev (rcuref, 1024 buckets)",
+                          "linux-6.16-dev (immutable, 1024 buckets)"])
 
 
     def test_nodediv(self):
