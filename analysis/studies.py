@@ -97,13 +97,17 @@ def param(run, key, default=""):
     return run["params"].get(key, default)
 
 
+def group_by(items, key):
+    """items grouped by key(item), in first-seen order."""
+    out = {}
+    for x in items:
+        out.setdefault(key(x), []).append(x)
+    return out
+
+
 def groups(runs, *keys):
     """runs grouped by the values of `keys` (params, or 'part'), in first-seen order."""
-    out = {}
-    for r in runs:
-        k = tuple(r["part"] if key == "part" else param(r, key) for key in keys)
-        out.setdefault(k, []).append(r)
-    return out
+    return group_by(runs, lambda r: tuple(r["part"] if key == "part" else param(r, key) for key in keys))
 
 
 def mean(xs):
@@ -280,9 +284,7 @@ def verdict_chain(runs):
     """Per workload, bucket count and thread count: ns per op waiting for the bucket
     lock and walking the chain."""
     rows = []
-    by = {}
-    for r in runs:
-        by.setdefault((r["part"], _as_int(param(r, "kernel.private_hash.buckets")), r["threads"]), []).append(r)
+    by = group_by(runs, lambda r: (r["part"], _as_int(param(r, "kernel.private_hash.buckets")), r["threads"]))
     for (part, b, t), rs in by.items():
         lock = mean([r["ns_per_op"].get("lock", 0.0) for r in rs])
         chain = mean([r["ns_per_op"].get("chain", 0.0) for r in rs])
@@ -338,7 +340,7 @@ def verdict_resize(runs):
     # per workload and thread count: how many took effect, and the slope of the delay
     # against the threads existing when each started
     parts = []
-    for (w, t), ps in sorted(groups_by(pts, "workload", "threads").items()):
+    for (w, t), ps in sorted(group_by(pts, lambda p: (p["workload"], p["threads"])).items()):
         ok = [p for p in ps if p["delay_ms"] is not None]
         text = f"{w} {t} threads: {len(ok)}/{len(ps)}"
         if ok:
@@ -353,20 +355,11 @@ def verdict_resize(runs):
     return line, figures
 
 
-def groups_by(dicts, *keys):
-    out = {}
-    for d in dicts:
-        out.setdefault(tuple(d[k] for k in keys), []).append(d)
-    return out
-
-
 def plot_resize(runs, path, figures):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4))
-    byk = {}
-    for p in figures["points"]:
-        if p["delay_ms"] is not None:
-            byk.setdefault(f"{p['kernel']} {p['workload']}", []).append(p)
+    byk = group_by([p for p in figures["points"] if p["delay_ms"] is not None],
+                   lambda p: f"{p['kernel']} {p['workload']}")
     for i, (k, ps) in enumerate(sorted(byk.items())):
         ax.plot([p["threads_then"] for p in ps], [p["delay_ms"] for p in ps], "os^v"[i % 4], label=k, alpha=0.7)
     ax.set_xlabel("threads existing when the resize started")

@@ -21,6 +21,18 @@ void procset_params_free(struct procset_params *p)
 	p->cpus = NULL;
 }
 
+uint32_t procset_params_threads(const void *params)
+{
+	return ((const struct procset_params *)params)->threads;
+}
+
+void procset_params_release(void *params)
+{
+	if (params)
+		procset_params_free(params);
+	free(params);
+}
+
 int procset_parse(const struct yt_node *n, const struct machine *m, struct procset_params *p,
 		  struct fs_error *e)
 {

@@ -48,6 +48,11 @@ struct procset_params {
 int procset_parse(const struct yt_node *n, const struct machine *m, struct procset_params *p,
 		  struct fs_error *e);
 void procset_params_free(struct procset_params *p);
+/* For a workload whose parameters begin with their struct procset_params (a pointer
+ * to a struct points to its first member too): its threads, and freeing the
+ * parameters, as workload_type.nthreads and .free_params take them. */
+uint32_t procset_params_threads(const void *params);
+void procset_params_release(void *params);
 
 /* Program variants of a task: the usual one, and the one for a resize window in
  * which a per-CPU refcount runs in atomic mode. */

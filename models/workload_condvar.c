@@ -70,15 +70,6 @@ struct condvar_wl {
 	struct thread_state *th;
 };
 
-static void free_params(void *params)
-{
-	struct condvar_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
-
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type",	 PROCSET_KEYS, USYNC_KEYS, "pattern", "groups",   "broadcast",
@@ -126,11 +117,6 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 					  p->producers, smallest);
 	}
 	return 0;
-}
-
-static uint32_t nthreads(const void *params)
-{
-	return ((const struct condvar_params *)params)->pp.threads;
 }
 
 static void free_state(void *state)
@@ -424,8 +410,8 @@ const struct workload_type workload_condvar = {
 	.name = "condvar",
 	.description = "a barrier (broadcast by wake-all or requeue) or a producer-consumer queue on glibc condvars",
 	.parse = parse,
-	.ntasks = nthreads,
-	.nthreads = nthreads,
+	.ntasks = procset_params_threads,
+	.nthreads = procset_params_threads,
 	.setup = setup,
 	.program_done = program_done,
 	.print_header = print_header,
@@ -433,6 +419,6 @@ const struct workload_type workload_condvar = {
 	.role = role,
 	.figures = figures,
 	.free_state = free_state,
-	.free_params = free_params,
+	.free_params = procset_params_release,
 	.size = size,
 };

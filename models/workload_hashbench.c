@@ -45,15 +45,6 @@ struct hashbench {
 	uint32_t *nuops;            /* [thread * NPROG_VARIANTS + variant] */
 };
 
-static void free_params(void *params)
-{
-	struct hashbench_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
-
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type", PROCSET_KEYS, "futexes", "shared", "loop_cost", "start",
@@ -89,11 +80,6 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return fs_fail_at(e, &n->mark, "workload: threads x futexes = %llu, at most 2^26",
 				  (unsigned long long)p->pp.threads * p->futexes);
 	return 0;
-}
-
-static uint32_t nthreads(const void *params)
-{
-	return ((const struct hashbench_params *)params)->pp.threads;
 }
 
 /* the threads, then one mm writer per process when mm_writes.rate > 0 */
@@ -440,12 +426,12 @@ const struct workload_type workload_hashbench = {
 	.description = "perf bench futex hash: FUTEX_WAIT on mismatching values, EAGAIN loop",
 	.parse = parse,
 	.ntasks = ntasks,
-	.nthreads = nthreads,
+	.nthreads = procset_params_threads,
 	.setup = setup,
 	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.free_state = free_state,
-	.free_params = free_params,
+	.free_params = procset_params_release,
 	.size = size,
 };

@@ -36,15 +36,6 @@ struct lockpi {
 	uint64_t pairs, violations;
 };
 
-static void free_params(void *params)
-{
-	struct lockpi_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
-
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type", PROCSET_KEYS, USYNC_KEYS, "multi", "usleep", "timer_slack", NULL };
@@ -64,11 +55,6 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return fs_fail_at(e, &yt_get(n, "processes")->mark,
 				  "processes: perf bench futex lock-pi runs in one process");
 	return 0;
-}
-
-static uint32_t nthreads(const void *params)
-{
-	return ((const struct lockpi_params *)params)->pp.threads;
 }
 
 static void free_state(void *state)
@@ -258,14 +244,14 @@ const struct workload_type workload_lockpi = {
 	.name = "lock-pi",
 	.description = "perf bench futex lock-pi: FUTEX_LOCK_PI, usleep(1), FUTEX_UNLOCK_PI on one futex (or one each)",
 	.parse = parse,
-	.ntasks = nthreads,
-	.nthreads = nthreads,
+	.ntasks = procset_params_threads,
+	.nthreads = procset_params_threads,
 	.setup = setup,
 	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.figures = figures,
 	.free_state = free_state,
-	.free_params = free_params,
+	.free_params = procset_params_release,
 	.size = size,
 };

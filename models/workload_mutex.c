@@ -37,15 +37,6 @@ struct mutex_wl {
 	gsl_ran_discrete_t *zipf;
 };
 
-static void free_params(void *params)
-{
-	struct mutex_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
-
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type",	    PROCSET_KEYS, USYNC_KEYS,	  "mutexes",
@@ -83,11 +74,6 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return fs_fail_at(e, &n->mark, "workload: mutexes x processes = %llu, at most %u",
 				  (unsigned long long)p->mutexes * p->pp.processes, MAX_MUTEXES);
 	return 0;
-}
-
-static uint32_t nthreads(const void *params)
-{
-	return ((const struct mutex_params *)params)->pp.threads;
 }
 
 static void free_state(void *state)
@@ -261,14 +247,14 @@ const struct workload_type workload_mutex = {
 	.name = "mutex",
 	.description = "threads locking glibc mutexes: CAS, FUTEX_WAIT when contended, FUTEX_WAKE on unlock",
 	.parse = parse,
-	.ntasks = nthreads,
-	.nthreads = nthreads,
+	.ntasks = procset_params_threads,
+	.nthreads = procset_params_threads,
 	.setup = setup,
 	.program_done = program_done,
 	.print_header = print_header,
 	.print_thread = print_thread,
 	.figures = figures,
 	.free_state = free_state,
-	.free_params = free_params,
+	.free_params = procset_params_release,
 	.size = size,
 };

@@ -16,8 +16,8 @@ enum suite { SUITE_WAKE, SUITE_WAKE_PARALLEL, SUITE_REQUEUE };
 #define MAX_RUNS 100000u
 
 struct perfwake_params {
+	struct procset_params pp; /* first (procset_params_release); pp.threads: the blocked threads and the wakers */
 	enum suite suite;
-	struct procset_params pp; /* pp.threads: the blocked threads and the wakers */
 	struct usync_params up;
 	uint32_t blocked, wakers, runs, nwake, nrequeue;
 	bool pi;                  /* requeue -p: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI */
@@ -45,15 +45,6 @@ struct perfwake {
 };
 
 static const char *const suite_names[] = { "wake", "wake-parallel", "requeue" };
-
-static void free_params(void *params)
-{
-	struct perfwake_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
 
 static int parse_suite(const struct yt_node *n, const struct machine *m, void **params, enum suite suite,
 		       struct fs_error *e)
@@ -564,7 +555,7 @@ static const char *role(const void *state, const struct task *t)
 		.print_perf = print_perf,                                                                             \
 		.figures = figures,                                                                                   \
 		.free_state = free_state,                                                                             \
-		.free_params = free_params,                                                                           \
+		.free_params = procset_params_release,                                                                \
 		.size = size,                                                                                         \
 	}
 

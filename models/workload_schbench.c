@@ -40,15 +40,6 @@ struct schbench {
 	uint64_t requests;
 };
 
-static void free_params(void *params)
-{
-	struct schbench_params *p = params;
-
-	if (p)
-		procset_params_free(&p->pp);
-	free(p);
-}
-
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
 {
 	static const char *const keys[] = { "type", "cpus", "message_threads", "workers", "request", USYNC_KEYS, NULL };
@@ -76,11 +67,6 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 	p->pp.start_skew = PS_PER_US; /* as procset's default */
 	p->pp.create_interval = 50 * PS_PER_US;
 	return 0;
-}
-
-static uint32_t nthreads(const void *params)
-{
-	return ((const struct schbench_params *)params)->pp.threads;
 }
 
 static void free_state(void *state)
@@ -388,8 +374,8 @@ const struct workload_type workload_schbench = {
 	.name = "schbench",
 	.description = "schbench -L: message threads hand requests to workers through per-thread futex words",
 	.parse = parse,
-	.ntasks = nthreads,
-	.nthreads = nthreads,
+	.ntasks = procset_params_threads,
+	.nthreads = procset_params_threads,
 	.setup = setup,
 	.program_done = program_done,
 	.print_header = print_header,
@@ -398,6 +384,6 @@ const struct workload_type workload_schbench = {
 	.print_perf = print_perf,
 	.figures = figures,
 	.free_state = free_state,
-	.free_params = free_params,
+	.free_params = procset_params_release,
 	.size = size,
 };

@@ -128,9 +128,11 @@ static int by_element(const void *x, const void *y)
  * run lacks because the line saw no traffic there counts as a difference too. */
 static int compare_lines(const struct results *a, const struct results *b, struct compare *c)
 {
-	size_t n = (size_t)a->nlines + b->nlines, k = 0;
+	size_t n = (size_t)a->nlines + b->nlines, k = 0, nowned = 0;
 	struct entry *e = calloc(n ? n : 1, sizeof(*e));
-	char **owned = calloc(n ? n : 1, sizeof(*owned)); /* the elements' strings (top_changes moves entries) */
+	/* the strings made here: each line's element and each merged element's name
+	 * (kept apart from the entries, which top_changes moves) */
+	char **owned = calloc(2 * n + 1, sizeof(*owned));
 	int rc = -1;
 
 	if (!e || !owned) {
@@ -145,7 +147,7 @@ static int compare_lines(const struct results *a, const struct results *b, struc
 		e[k] = (struct entry){ .what = b->lines[i].what ? b->lines[i].what : "",
 				       .value = (double)b->lines[i].total_transfers, .side = 1 };
 	for (size_t i = 0; i < k; i++)
-		if (!(e[i].element = owned[i] = element_of(e[i].what)))
+		if (!(e[i].element = owned[nowned++] = element_of(e[i].what)))
 			goto out;
 	qsort(e, k, sizeof(*e), by_element);
 	for (size_t g = 0, end; g < k; g = end) {
@@ -161,31 +163,20 @@ static int compare_lines(const struct results *a, const struct results *b, struc
 				other = e[j].side != e[i].side && !strcmp(e[j].what, e[i].what);
 			same = other;
 		}
-		if (!same && end - g > 1)
-			for (size_t i = g; i < end; i++)
-				e[i].what = NULL; /* matched as the element */
-	}
-	for (size_t i = 0; i < k; i++)
-		if (!e[i].what) {
-			size_t len = strlen(e[i].element) + sizeof(" (its lines)");
-			char *w = malloc(len);
+		if (!same && end - g > 1) { /* matched as the element, under one name */
+			size_t len = strlen(e[g].element) + sizeof(" (its lines)");
+			char *name = owned[nowned++] = malloc(len);
 
-			if (!w)
+			if (!name)
 				goto out;
-			snprintf(w, len, "%s (its lines)", e[i].element);
-			/* the element's string is no longer needed: its slot in owned holds w */
-			for (size_t j = 0; j < k; j++)
-				if (owned[j] == e[i].element) {
-					free(owned[j]);
-					owned[j] = w;
-					break;
-				}
-			e[i].element = w;
-			e[i].what = w;
+			snprintf(name, len, "%s (its lines)", e[g].element);
+			for (size_t i = g; i < end; i++)
+				e[i].what = name;
 		}
+	}
 	rc = top_changes(e, k, c->lines, &c->nlines);
 out:
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < nowned; i++)
 		free(owned[i]);
 	free(owned);
 	free(e);
