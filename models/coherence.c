@@ -9,6 +9,15 @@
 
 static void on_transfer_done(void *ctx, uint32_t line);
 
+/* The engine's prefetch hook for a transfer's completion: the line's state, both halves. */
+static void prefetch_done(void *ctx, uint32_t line)
+{
+	const struct coherence *c = ctx;
+
+	__builtin_prefetch(&c->lines[line]);
+	__builtin_prefetch(&c->lines[line].stats);
+}
+
 int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, uint32_t nrequesters,
 	     coh_grant_fn grant, void *grant_ctx)
 {
@@ -29,12 +38,14 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 		return -1;
 	}
 	c->done_kind = engine_register(eng, on_transfer_done, c);
+	engine_set_prefetch(eng, c->done_kind, prefetch_done);
 	return 0;
 }
 
 void coh_free(struct coherence *c)
 {
 	free(c->lines);
+	free(c->solo_bits);
 	free(c->addr);
 	free(c->sh_pool);
 	free(c->req);
@@ -50,7 +61,7 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 	if (c->nlines == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 1024;
 		struct line *lines;
-		uint64_t *addrs;
+		uint64_t *addrs, *bits;
 
 		if (cap < c->cap || cap >= COH_NONE)
 			return COH_NONE;
@@ -64,6 +75,11 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		if (!addrs)
 			return COH_NONE;
 		c->addr = addrs;
+		bits = realloc(c->solo_bits, (size_t)cap / 64 * sizeof(*bits));
+		if (!bits)
+			return COH_NONE;
+		memset(bits + c->cap / 64, 0, (size_t)(cap - c->cap) / 64 * sizeof(*bits));
+		c->solo_bits = bits;
 		c->cap = cap;
 	}
 	id = c->nlines++;
@@ -492,6 +508,19 @@ void coh_note_user(struct coherence *c, uint32_t line, uint32_t requester)
 		l->solo = requester;
 	else if (l->solo != requester)
 		l->solo = COH_NONE;
+	if (l->solo == COH_NONE)
+		c->solo_bits[line / 64] &= ~(UINT64_C(1) << (line % 64));
+	else
+		c->solo_bits[line / 64] |= UINT64_C(1) << (line % 64);
+}
+
+uint32_t coh_shared_lines(const struct coherence *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t l = 0; l < c->nlines; l++)
+		n += c->lines[l].solo == COH_NONE;
+	return n;
 }
 
 bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,

@@ -105,6 +105,10 @@ struct coherence {
 
 	uint32_t nlines, cap;
 	struct line *lines;
+	/* per line, a bit: solo to some requester. Checked before the line's own
+	 * state: a task about to touch a shared line (most often a bucket it has just
+	 * picked) learns it is not solo without a host cache miss on the line */
+	uint64_t *solo_bits;
 	uint64_t *addr;        /* per line: address of its first byte */
 	uint64_t *sh_pool;     /* sh_cap bitsets of `words` words: the sharers of lines with
 				  more than 2; a free one holds the next free index in word 0 */
@@ -124,6 +128,15 @@ struct coherence {
 int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, uint32_t nrequesters,
 	     coh_grant_fn grant, void *grant_ctx);
 void coh_free(struct coherence *c);
+
+/* Whether `line` is solo to `requester` (coh_note_user): only that requester uses it. */
+static inline bool coh_solo_to(const struct coherence *c, uint32_t line, uint32_t requester)
+{
+	return (c->solo_bits[line / 64] >> (line % 64) & 1) && c->lines[line].solo == requester;
+}
+
+/* How many lines several requesters are declared to use (coh_note_user). */
+uint32_t coh_shared_lines(const struct coherence *c);
 
 /* Adds a line (uncached, home on `home_node`); returns its id, COH_NONE when out of memory. */
 uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node);

@@ -13,6 +13,7 @@
 #include "sim/core/bytes.h"
 
 static void on_resume(void *ctx, uint32_t task);
+static void prefetch_resume(void *ctx, uint32_t task);
 static void on_handoff(void *ctx, uint32_t task);
 static void on_wake(void *ctx, uint32_t task);
 
@@ -41,6 +42,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	ts->timeslice_ps = SIMTIME_MAX;
 	ts->window_end = SIMTIME_MAX;
 	ts->resume_kind = engine_register(eng, on_resume, ts);
+	engine_set_prefetch(eng, ts->resume_kind, prefetch_resume);
 	ts->handoff_kind = engine_register(eng, on_handoff, ts);
 	ts->wake_kind = engine_register(eng, on_wake, ts);
 	return 0;
@@ -422,6 +424,43 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	}
 	t->state = TS_RUN;
 	run(ts, t);
+}
+
+/* The engine's prefetch hook for a resume: the state of the line the task's next
+ * micro-op touches (and of the bucket's lock, taken next after its waiters
+ * count), while the event before it runs. */
+static void prefetch_resume(void *ctx, uint32_t task)
+{
+	const struct tasks *ts = ctx;
+	const struct task *t = &ts->v[task];
+	const struct uop *u;
+	uint32_t line = COH_NONE, lock;
+
+	if (t->state != TS_RUN || t->pc >= t->nuops)
+		return;
+	u = &t->prog[t->pc];
+	switch (u->kind) {
+	case UOP_ACCESS:
+		line = resolve_line(t, u);
+		break;
+	case UOP_WAITERS:
+		line = resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS });
+		if (t->target.table->lock0 != SPIN_NONE)
+			__builtin_prefetch(&ts->locks->locks[t->target.table->lock0 + t->target.bucket]);
+		break;
+	case UOP_LOCK:
+	case UOP_UNLOCK:
+		if (uop_lock(t, u, &lock, &line))
+			__builtin_prefetch(&ts->locks->locks[lock]);
+		break;
+	case UOP_USER:
+		line = t->target.word_line;
+		break;
+	default:
+		break;
+	}
+	if (line < ts->coh->nlines)
+		__builtin_prefetch(&ts->coh->lines[line]);
 }
 
 static void on_resume(void *ctx, uint32_t task)

@@ -88,7 +88,7 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 
 /* Whether the access ran: either at the engine's time or ahead of it (cost added
  * to the task's clock), or else the task now waits in `wait_state` or for a resume. */
-static inline bool line_access(struct tasks *ts, struct task *t, uint32_t line, enum access_kind kind,
+static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, struct task *t, uint32_t line, enum access_kind kind,
 			enum task_state wait_state)
 {
 	simtime_t cost;
@@ -96,7 +96,7 @@ static inline bool line_access(struct tasks *ts, struct task *t, uint32_t line, 
 	if (t->clock != ts->eng->now) {
 		bool burst = line == t->burst_line;
 
-		if ((burst || ts->coh->lines[line].solo == t->id) &&
+		if ((burst || coh_solo_to(ts->coh, line, t->id)) &&
 		    coh_access_ahead(ts->coh, line, t->id, t->cpu, kind, t->clock, burst, &cost))
 			goto done;
 		if (!catch_up(ts, t))

@@ -60,6 +60,24 @@ static void sift_down(struct engine *e, size_t i, struct event ev)
 	e->heap[i] = ev;
 }
 
+void engine_set_prefetch(struct engine *e, uint32_t kind, event_fn prefetch)
+{
+	e->handlers[kind].prefetch = prefetch;
+}
+
+/* Runs the prefetch hook of the event after the root (the least of its children):
+ * the next to run unless the root's handler schedules an earlier one. */
+static void prefetch_second(const struct engine *e)
+{
+	size_t best = 1;
+
+	for (size_t c = 2; c <= ARITY && c < e->len; c++)
+		if (before(&e->heap[c], &e->heap[best]))
+			best = c;
+	if (e->handlers[e->heap[best].kind].prefetch)
+		e->handlers[e->heap[best].kind].prefetch(e->handlers[e->heap[best].kind].ctx, e->heap[best].target);
+}
+
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
 {
 	struct event ev = { at, e->next_seq++, kind, target };
@@ -106,13 +124,16 @@ simtime_t engine_next_time_handling(const struct engine *e)
 	return t;
 }
 
-void engine_run(struct engine *e, simtime_t until)
+/* The loop of engine_run, built twice: with and without the prefetch hooks. */
+static inline __attribute__((always_inline)) void run_events(struct engine *e, simtime_t until, bool prefetch)
 {
 	while (!e->stop && e->len && e->heap[0].time < until && !(e->interrupt && *e->interrupt)) {
 		const struct event ev = e->heap[0];
 
 		e->now = ev.time;
 		e->events++;
+		if (prefetch && e->len > 1)
+			prefetch_second(e);
 		e->handling_top = true;
 		e->handlers[ev.kind].fn(e->handlers[ev.kind].ctx, ev.target);
 		if (e->handling_top) {
@@ -124,4 +145,12 @@ void engine_run(struct engine *e, simtime_t until)
 				sift_down(e, 0, last);
 		}
 	}
+}
+
+void engine_run(struct engine *e, simtime_t until)
+{
+	if (e->prefetch_next)
+		run_events(e, until, true);
+	else
+		run_events(e, until, false);
 }

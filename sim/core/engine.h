@@ -47,8 +47,13 @@ struct engine {
 	uint32_t nkinds;
 	struct {
 		event_fn fn;
+		event_fn prefetch; /* or NULL: asks the host to fetch what fn(target) will touch */
 		void *ctx;
 	} handlers[ENGINE_MAX_KINDS];
+	/* Before each event, the next one's prefetch hook runs, so that its state comes
+	 * from memory while this one is handled: for models too big for the host's
+	 * caches (the caller sets it). Changes no result. */
+	bool prefetch_next;
 };
 
 int engine_init(struct engine *e); /* -1 when out of memory */
@@ -56,6 +61,9 @@ void engine_free(struct engine *e);
 
 /* Registers a handler; returns its kind (stable for the engine's life). */
 uint32_t engine_register(struct engine *e, event_fn fn, void *ctx);
+
+/* A prefetch hook for events of `kind` (engine.prefetch_next). */
+void engine_set_prefetch(struct engine *e, uint32_t kind, event_fn prefetch);
 
 /* Schedules `kind(target)` at `at` (>= now). Out of memory sets e->out_of_memory
  * and e->stop; the run then reports an error. */
