@@ -85,4 +85,12 @@ void futexq_walk_start(struct task *t);
 bool futexq_walk_run(struct tasks *ts, struct task *t);
 void futexq_walk_access_done(struct tasks *ts, struct task *t);
 
+/* Asks the host to fetch the waiters count micro-op u changes. */
+static inline void futexq_prefetch_waiters(const struct task *t, const struct uop *u)
+{
+	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
+
+	__builtin_prefetch(&which->table->waiters[which->bucket], 1);
+}
+
 #endif

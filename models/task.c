@@ -303,8 +303,12 @@ static void run(struct tasks *ts, struct task *t)
 			break;
 		case UOP_WAITERS:
 			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS }),
-					 ACCESS_RMW, TS_WAITERS_ACCESS))
+					 ACCESS_RMW, TS_WAITERS_ACCESS)) {
+				/* the count changes when the line comes: fetch it meanwhile */
+				if (t->state == TS_WAITERS_ACCESS)
+					futexq_prefetch_waiters(t, u);
 				return;
+			}
 			futexq_waiters_done(t);
 			break;
 		case UOP_QUEUE:
@@ -426,41 +430,20 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	run(ts, t);
 }
 
-/* The engine's prefetch hook for a resume: the state of the line the task's next
- * micro-op touches (and of the bucket's lock, taken next after its waiters
- * count), while the event before it runs. */
+/* The engine's prefetch hook for a resume: the state of the line the task will
+ * access first, and of its bucket's lock, while the event before it runs. */
 static void prefetch_resume(void *ctx, uint32_t task)
 {
 	const struct tasks *ts = ctx;
 	const struct task *t = &ts->v[task];
-	const struct uop *u;
-	uint32_t line = COH_NONE, lock;
+	const struct futex_table *tab = t->target.table;
 
-	if (t->state != TS_RUN || t->pc >= t->nuops)
+	if (t->state != TS_RUN)
 		return;
-	u = &t->prog[t->pc];
-	switch (u->kind) {
-	case UOP_ACCESS:
-		line = resolve_line(t, u);
-		break;
-	case UOP_WAITERS:
-		line = resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS });
-		if (t->target.table->lock0 != SPIN_NONE)
-			__builtin_prefetch(&ts->locks->locks[t->target.table->lock0 + t->target.bucket]);
-		break;
-	case UOP_LOCK:
-	case UOP_UNLOCK:
-		if (uop_lock(t, u, &lock, &line))
-			__builtin_prefetch(&ts->locks->locks[lock]);
-		break;
-	case UOP_USER:
-		line = t->target.word_line;
-		break;
-	default:
-		break;
-	}
-	if (line < ts->coh->nlines)
-		__builtin_prefetch(&ts->coh->lines[line]);
+	if (t->resume_line < ts->coh->nlines)
+		__builtin_prefetch(&ts->coh->lines[t->resume_line]);
+	if (tab && tab->lock0 != SPIN_NONE)
+		__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
 }
 
 static void on_resume(void *ctx, uint32_t task)

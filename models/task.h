@@ -91,6 +91,8 @@ struct task {
 	uint32_t id;
 	uint32_t cpu, core, node;
 	uint32_t process;
+	uint32_t resume_line;         /* the line its pending resume will access first, or COH_NONE
+					 (for the engine's prefetch hook) */
 	uint8_t state;
 	simtime_t clock;              /* the task's clock (>= engine now while it runs) */
 	const struct uop *prog;
