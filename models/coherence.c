@@ -577,7 +577,8 @@ void coh_reset_stats(struct coherence *c)
 
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 {
-	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t);
+	/* its state, address, sharer bitset (when it has more than two) and solo bit (a byte, rounded up) */
+	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
 	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
 
 	return bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir);
