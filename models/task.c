@@ -304,8 +304,9 @@ static void run(struct tasks *ts, struct task *t)
 		case UOP_WAITERS:
 			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS }),
 					 ACCESS_RMW, TS_WAITERS_ACCESS)) {
-				/* the count changes when the line comes: fetch it meanwhile */
-				if (t->state == TS_WAITERS_ACCESS)
+				/* the count changes when the line comes: fetch it meanwhile (on
+				 * machines whose bucket state misses the host's caches) */
+				if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
 					futexq_prefetch_waiters(t, u);
 				return;
 			}

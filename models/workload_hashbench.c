@@ -376,7 +376,8 @@ static void program_done(void *state, struct task *t)
 	h->next[t->id] = j;
 	t->target = target_of(h, t->id, j);
 	/* the next op's entry, fetched while this op runs (a host cache miss at scale) */
-	__builtin_prefetch(&h->targets[(size_t)t->id * h->p->futexes + (j + 1 == h->p->futexes ? 0 : j + 1)]);
+	if (h->world->eng->prefetch_next)
+		__builtin_prefetch(&h->targets[(size_t)t->id * h->p->futexes + (j + 1 == h->p->futexes ? 0 : j + 1)]);
 	select_program(h, t);
 }
 
