@@ -87,9 +87,11 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 }
 
 /* Whether the access ran: either at the engine's time or ahead of it (cost added
- * to the task's clock), or else the task now waits in `wait_state` or for a resume. */
-static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, struct task *t, uint32_t line, enum access_kind kind,
-			enum task_state wait_state)
+ * to the task's clock), or else the task now waits in `wait_state` or for a resume.
+ * Always inlined: left to itself the compiler stopped inlining it into the
+ * interpreter, whose hottest step it is. */
+static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, struct task *t, uint32_t line,
+							      enum access_kind kind, enum task_state wait_state)
 {
 	simtime_t cost;
 
