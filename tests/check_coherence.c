@@ -450,6 +450,36 @@ START_TEST(test_dircache_lru)
 }
 END_TEST
 
+/* coh_solo_to follows the declared users: nobody (not solo), one (solo to it and
+ * to no other), two (solo to none), across lines past the first 1024 (the bit
+ * array grows with the lines). */
+START_TEST(test_solo_bits)
+{
+	uint32_t lines[1500];
+
+	setup_with_hold("0ns");
+	for (uint32_t i = 0; i < 1500; i++) {
+		lines[i] = coh_add_line(&fx.c, 0x10000 + 64ull * i, 0);
+		ck_assert_uint_eq(lines[i], i);
+	}
+	for (uint32_t i = 0; i < 1500; i += 3) {
+		coh_note_user(&fx.c, lines[i + 1], 2);     /* one user */
+		coh_note_user(&fx.c, lines[i + 2], 2);     /* two users */
+		coh_note_user(&fx.c, lines[i + 2], 5);
+		coh_note_user(&fx.c, lines[i + 2], 2);
+	}
+	for (uint32_t i = 0; i < 1500; i += 3) {
+		ck_assert(!coh_solo_to(&fx.c, lines[i], 2));
+		ck_assert(coh_solo_to(&fx.c, lines[i + 1], 2));
+		ck_assert(!coh_solo_to(&fx.c, lines[i + 1], 5));
+		ck_assert(!coh_solo_to(&fx.c, lines[i + 2], 2));
+		ck_assert(!coh_solo_to(&fx.c, lines[i + 2], 5));
+	}
+	ck_assert_uint_eq(coh_shared_lines(&fx.c), 500);
+	teardown();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coherence");
@@ -464,6 +494,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_counted_transfers_and_node_matrix);
 	tcase_add_test(tc, test_directory_cache);
 	tcase_add_test(tc, test_dircache_lru);
+	tcase_add_test(tc, test_solo_bits);
 	suite_add_tcase(s, tc);
 	return s;
 }

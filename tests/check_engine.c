@@ -58,6 +58,52 @@ START_TEST(test_ties_run_in_scheduling_order)
 }
 END_TEST
 
+/* With prefetch_next, before each event the hook of the one after it runs with its
+ * target (the least of the pending ones but the root): here 2 before 1's handler
+ * runs, 3 before 2's, nothing before 3's; kinds without a hook get no call. */
+struct log_and_prefetches {
+	struct log l; /* first: the handlers' context is the log too */
+	uint32_t n;
+	uint32_t targets[8];
+};
+
+static void note_prefetch(void *ctx, uint32_t target)
+{
+	struct log_and_prefetches *b = ctx;
+
+	b->targets[b->n++] = target;
+}
+
+START_TEST(test_prefetch_next)
+{
+	static struct log_and_prefetches b;
+	struct log_and_prefetches *p = &b;
+	struct engine e;
+	uint32_t kind, plain;
+
+	kind = start_log(&e, &b.l);
+	plain = engine_register(&e, record, &b.l);
+	engine_set_prefetch(&e, kind, note_prefetch);
+	engine_schedule(&e, 30, kind, 3);
+	engine_schedule(&e, 10, kind, 1);
+	engine_schedule(&e, 20, kind, 2);
+	engine_run(&e, SIMTIME_MAX);
+	ck_assert_uint_eq(p->n, 0); /* off by default */
+	e.prefetch_next = true;
+	engine_schedule(&e, 40, kind, 1);
+	engine_schedule(&e, 50, kind, 2);
+	engine_schedule(&e, 45, plain, 9);
+	engine_schedule(&e, 60, kind, 3);
+	engine_run(&e, SIMTIME_MAX);
+	/* before 1 (at 40): the next is the plain kind's 9, no hook; before 9: 2; before 2: 3 */
+	ck_assert_uint_eq(p->n, 2);
+	ck_assert_uint_eq(p->targets[0], 2);
+	ck_assert_uint_eq(p->targets[1], 3);
+	ck_assert_uint_eq(b.l.n, 7);
+	engine_free(&e);
+}
+END_TEST
+
 START_TEST(test_until_is_exclusive)
 {
 	static struct log l;
@@ -160,6 +206,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_ties_run_in_scheduling_order);
 	tcase_add_test(tc, test_until_is_exclusive);
+	tcase_add_test(tc, test_prefetch_next);
 	tcase_add_test(tc, test_many_random_events_sorted);
 	tcase_add_test(tc, test_try_advance_only_before_next_event);
 	tcase_add_test(tc, test_interrupt_flag_stops_between_events);
