@@ -54,13 +54,21 @@ static inline bool futexq_branch_taken(const struct tasks *ts, const struct task
 	}
 }
 
+/* The waiters count a UOP_WAITERS micro-op u of t changes: its target's or its
+ * second target's. */
+static inline uint32_t *futexq_waiters_of(const struct task *t, const struct uop *u)
+{
+	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
+
+	return &which->table->waiters[which->bucket];
+}
+
 /* The RMW of a waiters count (target or second target) took effect: +1 or -1
  * (inline: every waiters_inc/dec of the hot path). */
 static inline void futexq_waiters_done(struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
-	uint32_t *count = &which->table->waiters[which->bucket];
+	uint32_t *count = futexq_waiters_of(t, u);
 
 	if (u->arg)
 		(*count)++;
@@ -84,13 +92,5 @@ void futexq_pi_done(struct tasks *ts, struct task *t);
 void futexq_walk_start(struct task *t);
 bool futexq_walk_run(struct tasks *ts, struct task *t);
 void futexq_walk_access_done(struct tasks *ts, struct task *t);
-
-/* Asks the host to fetch the waiters count micro-op u changes. */
-static inline void futexq_prefetch_waiters(const struct task *t, const struct uop *u)
-{
-	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
-
-	__builtin_prefetch(&which->table->waiters[which->bucket], 1);
-}
 
 #endif

@@ -75,19 +75,27 @@ void tasks_free(struct tasks *ts)
 
 /* --- the interpreter --- */
 
-/* The next op's bucket line and lock are random in tables of up to 2^16 buckets;
- * ask the host to fetch them while other tasks' events run. */
-static void prefetch_target(const struct tasks *ts, const struct task *t)
+/* Whether t's target bucket has a lock; then asks the host to fetch its state. */
+static bool prefetch_target_lock(const struct tasks *ts, const struct task *t)
 {
 	const struct futex_table *tab = t->target.table;
 
 	if (!tab || tab->lock0 == SPIN_NONE)
+		return false;
+	__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
+	return true;
+}
+
+/* The next op's bucket line and lock are random in tables of up to 2^16 buckets;
+ * ask the host to fetch them while other tasks' events run. */
+static void prefetch_target(const struct tasks *ts, const struct task *t)
+{
+	if (!prefetch_target_lock(ts, t))
 		return;
-	const struct line *l = &ts->coh->lines[futex_table_line(tab, t->target.bucket, BF_LOCK)];
+	const struct line *l = &ts->coh->lines[futex_table_line(t->target.table, t->target.bucket, BF_LOCK)];
 
 	__builtin_prefetch(l);
 	__builtin_prefetch(&l->stats); /* the second half, written when the line moves */
-	__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
 }
 
 const char *const time_class_names[] = {
@@ -307,7 +315,7 @@ static void run(struct tasks *ts, struct task *t)
 				/* the count changes when the line comes: fetch it meanwhile (on
 				 * machines whose bucket state misses the host's caches) */
 				if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
-					futexq_prefetch_waiters(t, u);
+					__builtin_prefetch(futexq_waiters_of(t, u), 1);
 				return;
 			}
 			futexq_waiters_done(t);
@@ -437,14 +445,12 @@ static void prefetch_resume(void *ctx, uint32_t task)
 {
 	const struct tasks *ts = ctx;
 	const struct task *t = &ts->v[task];
-	const struct futex_table *tab = t->target.table;
 
 	if (t->state != TS_RUN)
 		return;
 	if (t->resume_line < ts->coh->nlines)
 		__builtin_prefetch(&ts->coh->lines[t->resume_line]);
-	if (tab && tab->lock0 != SPIN_NONE)
-		__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
+	prefetch_target_lock(ts, t);
 }
 
 static void on_resume(void *ctx, uint32_t task)

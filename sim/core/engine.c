@@ -65,17 +65,26 @@ void engine_set_prefetch(struct engine *e, uint32_t kind, event_fn prefetch)
 	e->handlers[kind].prefetch = prefetch;
 }
 
-/* Runs the prefetch hook of the event after the root (the least of its children):
- * the next to run unless the root's handler schedules an earlier one. */
-static void prefetch_second(const struct engine *e)
+/* The earliest of the root's children (len > 1; by time alone, the first of equals):
+ * the next event to run unless the root's handler schedules an earlier one. */
+static inline const struct event *second(const struct engine *e)
 {
-	size_t best = 1;
+	const struct event *best = &e->heap[1];
 
 	for (size_t c = 2; c <= ARITY && c < e->len; c++)
-		if (before(&e->heap[c], &e->heap[best]))
-			best = c;
-	if (e->handlers[e->heap[best].kind].prefetch)
-		e->handlers[e->heap[best].kind].prefetch(e->handlers[e->heap[best].kind].ctx, e->heap[best].target);
+		if (e->heap[c].time < best->time)
+			best = &e->heap[c];
+	return best;
+}
+
+/* Runs the prefetch hook of the event after the root (a hint: on a tie in time it
+ * may be the other one). */
+static void prefetch_second(const struct engine *e)
+{
+	const struct event *ev = second(e);
+
+	if (e->handlers[ev->kind].prefetch)
+		e->handlers[ev->kind].prefetch(e->handlers[ev->kind].ctx, ev->target);
 }
 
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
@@ -116,12 +125,7 @@ void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t tar
 
 simtime_t engine_next_time_handling(const struct engine *e)
 {
-	simtime_t t = SIMTIME_MAX;
-
-	for (size_t c = 1; c <= ARITY && c < e->len; c++)
-		if (e->heap[c].time < t)
-			t = e->heap[c].time;
-	return t;
+	return e->len > 1 ? second(e)->time : SIMTIME_MAX;
 }
 
 /* The loop of engine_run, built twice: with and without the prefetch hooks. */
