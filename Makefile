@@ -188,7 +188,8 @@ bench: deps
 # leave-one-out predictions: each table (or series) predicted from a fit that left it out
 # (analysis/calibration-loo-*.yaml, fitted by make calibrate), with the costs fitted on
 # the left-out tables back at their unfitted values, each point with the 1-sigma band of
-# its error from that fit's covariance (--band: 2 more passes per fitted machine cost).
+# its error from that fit's covariance (--band: 2 more passes per fitted machine cost);
+# last, every table from the E5's hardware facts alone (what a machine without data gets).
 LOO_PREDICT := --set "kernel.costs.key_shared=250 cycles" --set "kernel.hash_costs.jhash2_addr_offs=28 cycles" \
   --set "kernel.hash_costs.xxhash=25 cycles" --set "kernel.hash_costs.hash_long=5 cycles" \
   --set "kernel.hash_costs.crc32c=10 cycles" --set "kernel.hash_costs.crc32=30 cycles" \
@@ -202,6 +203,8 @@ validate: deps
 	@echo "== leave-one-out: fitted on the node-bound points alone, predicting the 28 threads on both nodes"
 	@bin/futexsim-validate --band --table e5-sweep-2024 --series all_28 --set machine=e5-2650-2s-loo-node \
 	  --out results/validation/loo-node | sed '/^== shape/,$$d'
+	@echo "== hardware facts alone: e5-2650-2s-hw (nothing fitted but the kernel path's cycle costs), every table"
+	@bin/futexsim-validate --set machine=e5-2650-2s-hw --out results/validation/hw | sed -n '/^== error per table/,/^$$/p'
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
