@@ -28,10 +28,12 @@
 #define SMT_SLOWDOWN_NONE_MILLI 1000u
 #define SMT_SLOWDOWN_MAX_MILLI 10000u
 
-/* `calibration` (written by make calibrate) is not the model's: futexsim run --band
- * reads it (sim/band.c) */
+/* `calibration` (written by make calibrate) and `uncertainty` (the ranges of a
+ * machine without a fit) are not the model's: futexsim run --band reads them
+ * (sim/band.c) */
 static const char *const machine_keys[] = {
-	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "calibration", NULL,
+	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "calibration",
+	"uncertainty", NULL,
 };
 static const char *const coherence_keys[] = {
 	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", NULL,

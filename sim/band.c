@@ -54,6 +54,95 @@ static void format_set(char *buf, const char *key, int unit, double v)
 	}
 }
 
+const char *band_basis_text(enum band_basis b)
+{
+	return b == BAND_RANGES ? "the costs' ranges" : "the fitted costs";
+}
+
+/* A cost as the configs write it: a number, then "ns", "cycles" or nothing (a
+ * factor); its unit as an index of unit_names. */
+static int parse_cost(const struct yt_node *v, const char *what, double *x, int *unit, struct fs_error *e)
+{
+	const char *s;
+	char *end;
+
+	if (cfg_expect(v, YT_SCALAR, what, e) < 0)
+		return -1;
+	s = v->scalar;
+	*x = strtod(s, &end);
+	if (end == s || !isfinite(*x))
+		return fs_fail_at(e, &v->mark, "%s: '%s' is not a cost (a number, then ns, cycles or nothing)", what, s);
+	while (*end == ' ')
+		end++;
+	*unit = !*end ? 2 : !strcmp(end, "ns") ? 0 : !strcmp(end, "cycles") ? 1 : -1;
+	if (*unit < 0)
+		return fs_fail_at(e, &v->mark, "%s: '%s': the band takes costs in ns, in cycles or as factors", what, s);
+	return 0;
+}
+
+/* The plan of a machine without a fit: one axis per entry of `uncertainty`
+ * (costs.NAME: [MIN, MAX], in the unit of the machine's own value of it); each
+ * run sets every listed cost, the moved one and the others at their own value. */
+static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, const struct yt_node *u,
+			    struct fs_error *e)
+{
+	double value[BAND_MAX_PARAMS], lo[BAND_MAX_PARAMS], hi[BAND_MAX_PARAMS];
+	int unit[BAND_MAX_PARAMS];
+	uint32_t n;
+
+	if (cfg_expect(u, YT_MAP, "machine.uncertainty", e) < 0)
+		return -1;
+	if (u->len == 0 || u->len > BAND_MAX_PARAMS)
+		return fs_fail_at(e, &u->mark, "machine.uncertainty: %zu entries (1..%d)", u->len, BAND_MAX_PARAMS);
+	n = (uint32_t)u->len;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = u->keys[i];
+		const struct yt_node *range = u->items[i];
+		const struct yt_node *cur = strncmp(name, "costs.", 6) ? NULL : yt_get(yt_get(machine, "costs"), name + 6);
+		int ulo, uhi;
+		char what[96];
+
+		snprintf(what, sizeof(what), "machine.uncertainty.%s", name);
+		if (!cur)
+			return fs_fail_at(e, &range->mark, "%s: not a cost the machine sets (costs.NAME)", what);
+		if (cfg_expect(range, YT_SEQ, what, e) < 0)
+			return -1;
+		if (range->len != 2)
+			return fs_fail_at(e, &range->mark, "%s: [MIN, MAX], not %zu entries", what, range->len);
+		if (parse_cost(cur, what, &value[i], &unit[i], e) < 0 ||
+		    parse_cost(range->items[0], what, &lo[i], &ulo, e) < 0 ||
+		    parse_cost(range->items[1], what, &hi[i], &uhi, e) < 0)
+			return -1;
+		if (ulo != unit[i] || uhi != unit[i])
+			return fs_fail_at(e, &range->mark, "%s: the range's unit differs from the machine's value '%s'", what,
+					  cur->scalar);
+		if (!(lo[i] <= value[i] && value[i] <= hi[i]))
+			return fs_fail_at(e, &range->mark, "%s: the machine's value %g is outside %g..%g", what, value[i],
+					  lo[i], hi[i]);
+	}
+	p->basis = BAND_RANGES;
+	p->nparams = n;
+	for (uint32_t a = 0; a < n; a++) {
+		double sd = (hi[a] - lo[a]) / sqrt(12.0);
+
+		if (!(sd > 0))
+			continue;
+		for (int side = 0; side < 2; side++) {
+			for (uint32_t i = 0; i < n; i++) {
+				double v = value[i];
+
+				if (i == a) {
+					v += side ? sd : -sd;
+					v = v < lo[i] ? lo[i] : v > hi[i] ? hi[i] : v;
+				}
+				format_set(p->sets[p->nruns][i], u->keys[i], unit[i], v);
+			}
+			p->nruns++;
+		}
+	}
+	return 0;
+}
+
 int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, struct fs_error *e)
 {
 	static const char *const keys[] = { "parameters", "units", "fitted", "min", "max", "covariance", NULL };
@@ -68,12 +157,15 @@ int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, s
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
+	if (!cal && yt_get(machine, "uncertainty"))
+		return plan_from_ranges(p, machine, yt_get(machine, "uncertainty"), e);
 	if (!cal) {
 		const struct yt_node *name = yt_get(machine, "name");
 
 		return fs_fail(e, FS_ERR_INPUT,
-			       "machine '%s' has no calibration block: --band needs a fitted machine config (make "
-			       "calibrate writes them, e.g. e5-2650-2s)",
+			       "machine '%s' has neither a calibration block nor an uncertainty block: --band needs "
+			       "a fitted machine config (make calibrate writes them, e.g. e5-2650-2s) or the ranges "
+			       "of its uncertain costs (docs/machine.md)",
 			       name && name->kind == YT_SCALAR ? name->scalar : "?");
 	}
 	if (cfg_expect(cal, YT_MAP, "machine.calibration", e) < 0 ||

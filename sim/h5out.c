@@ -482,7 +482,8 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 		if (put(o, g, "ops_per_sec_band", H5T_NATIVE_DOUBLE, 1, &two, band, H5_U_OPS_PER_SEC, e) < 0)
 			goto out;
 		d = H5Dopen2(g, "ops_per_sec_band", H5P_DEFAULT);
-		if (d < 0 || attr_u64(d, "runs", r->band_runs) < 0) {
+		if (d < 0 || attr_u64(d, "runs", r->band_runs) < 0 ||
+		    attr_str(d, "basis", r->band_from_ranges ? "ranges" : "fit") < 0) {
 			close_id(d, H5Dclose);
 			fail(e, o, "summary/ops_per_sec_band");
 			goto out;

@@ -630,6 +630,15 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 		r->band_hi = band[1];
 		r->band_runs = (uint32_t)runs;
 		free(band);
+		/* written since 2026-12-02: absent means a fitted machine's band */
+		if (H5Aexists_by_name(rd->file, "summary/ops_per_sec_band", "basis", H5P_DEFAULT) > 0) {
+			char *basis = attr_str(rd, "summary/ops_per_sec_band", "basis");
+
+			if (!basis)
+				return -1;
+			r->band_from_ranges = !strcmp(basis, "ranges");
+			free(basis);
+		}
 	}
 	{
 		double *sd = read_all(rd, "summary/ops_per_sec_stderr", H5T_NATIVE_DOUBLE, sizeof(double), 0, 0, &n);

@@ -157,9 +157,11 @@ static const char usage_run[] =
 	"  --band           also run the scenario at the fitted machine costs moved by one\n"
 	"                   standard deviation either way along each principal axis of the\n"
 	"                   fit's covariance (the machine config's calibration block, written\n"
-	"                   by make calibrate; 2 runs per axis, 14 for e5-2650-2s) and print\n"
+	"                   by make calibrate; 2 runs per axis, 12 for e5-2650-2s), or, on a\n"
+	"                   machine built from hardware facts, each cost of its uncertainty\n"
+	"                   block moved by the spread of a uniform draw over its range; print\n"
 	"                   the Averaged figure's 1-sigma band ('band' line; in the file as\n"
-	"                   summary/ops_per_sec_band). The band covers the fit's uncertainty,\n"
+	"                   summary/ops_per_sec_band). The band covers the costs' uncertainty,\n"
 	"                   not the model's own errors. docs/calibration.md\n"
 	"  --check          load the scenario with its overrides and build its models as\n"
 	"                   the run would (keys, values, presets, limits, the workload's\n"
@@ -549,6 +551,7 @@ static int run_band(const struct run_args *a, const struct band_plan *plan, stru
 	}
 	band_combine(plan, (double)res->avg.mean, figures, &res->band_lo, &res->band_hi);
 	res->band_runs = plan->nruns;
+	res->band_from_ranges = plan->basis == BAND_RANGES;
 	rc = 0;
 out:
 	return rc;

@@ -810,8 +810,9 @@ void results_print_own_figures(const struct results *r, FILE *out)
 		(double)r->window_ps / 1e9, r->incomplete ? "; the run was interrupted" : "");
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
 	if (r->band_runs)
-		fprintf(out, "  band             Averaged %.0f .. %.0f operations/sec (1 sigma of the fitted costs, %u runs)\n",
-			r->band_lo, r->band_hi, r->band_runs);
+		fprintf(out, "  band             Averaged %.0f .. %.0f operations/sec (1 sigma of %s, %u runs)\n",
+			r->band_lo, r->band_hi, r->band_from_ranges ? "the costs' ranges" : "the fitted costs",
+			r->band_runs);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r));

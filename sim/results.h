@@ -101,9 +101,11 @@ struct results {
 	struct bucket_result *buckets;
 	uint32_t nhotb;
 	uint64_t *hotb;         /* indices in buckets of those with most lock wait, most first (show) */
-	/* run --band (sim/band.h): perf's Averaged figure at the fitted costs' 1-sigma
-	 * moves, combined; band_runs = the runs it took, 0 when no band was asked */
+	/* run --band (sim/band.h): perf's Averaged figure at the costs' 1-sigma moves,
+	 * combined; band_runs = the runs it took, 0 when no band was asked; the moves
+	 * come from the fit's covariance, or (band_from_ranges) the costs' ranges */
 	uint32_t band_runs;
+	bool band_from_ranges;
 	double band_lo, band_hi;
 	uint64_t ops_simulated; /* all programs, warm-up included (for the speed figure) */
 	simtime_t simulated_ps; /* where the engine's clock stopped */
