@@ -115,6 +115,39 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 	line(f, "  ", key, value, "%s", comment[0] == ' ' ? comment + 1 : comment);
 }
 
+/* One entry of the uncertainty block: a measured value's spread over its trials,
+ * widened to the value as written (rounding may put it just outside). */
+static void range_line(FILE *f, const char *name, const struct probe_value *v, bool ratio)
+{
+	double x = strtod(v->value, NULL), lo = v->lo < x ? v->lo : x, hi = v->hi > x ? v->hi : x;
+	char range[96], key[48];
+
+	if (!v->measured || v->label != 'M')
+		return;
+	if (ratio && lo < 1.0)
+		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
+	snprintf(key, sizeof(key), "costs.%s", name);
+	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
+	line(f, "  ", key, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
+	     v->percentiles ? "p10-p90" : "min-max", v->n);
+}
+
+/* The ranges futexsim run --band moves a probed machine's costs over (sim/band.h):
+ * each measured cost's spread, and the assumed hold time's physical bounds. */
+static void uncertainty(FILE *f, const struct probe_topology *t, const struct probe_results *r)
+{
+	fprintf(f, "uncertainty:  # [M] the range of each cost, for futexsim run --band (docs/calibration.md)\n");
+	range_line(f, "syscall", &r->syscall, false);
+	range_line(f, "transfer_smt", &r->transfer_smt, false);
+	if (t->clusters)
+		range_line(f, "transfer_cluster", &r->transfer_cluster, false);
+	range_line(f, "transfer_node", &r->transfer_node, false);
+	range_line(f, "memory_local", &r->memory_local, false);
+	range_line(f, "smt_slowdown", &r->smt_slowdown, true);
+	line(f, "  ", "costs.line_hold", "[0 cycles, 40 cycles]",
+	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
+}
+
 static void header(FILE *f, const struct probe_topology *t, const struct probe_results *r)
 {
 	const char *preset = probe_kernel_preset(t->release);
@@ -238,6 +271,7 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	     "[A] not measurable by futexsim probe: how long a core that just received a contended line keeps it "
 	     "before a queued request takes it; 10 cycles, as the shipped presets assume");
 	cost_line(f, "smt_slowdown", &r->smt_slowdown, true, stamp);
+	uncertainty(f, t, r);
 	if (fclose(f) != 0 || !text) {
 		free(text);
 		fs_fail(e, FS_ERR_RUNTIME, "out of memory");
