@@ -192,8 +192,48 @@ static int check(FILE *out, const char *what, int holds, const char *detail)
 	return holds;
 }
 
+/* Every ordering a table publishes clearly: each pair of its points whose published
+ * values are at least ORDER_MARGIN apart (beyond run-to-run noise) must come out of
+ * the simulation in the same order. */
+#define ORDER_MARGIN 1.10
+
+static void ordering_check(const struct points *p, const char *table, FILE *out)
+{
+	size_t pairs = 0, kept = 0;
+	const struct point *bad_a = NULL, *bad_b = NULL;
+	char what[128], detail[256];
+
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = i + 1; j < p->n; j++) {
+			const struct point *a = &p->v[i], *b = &p->v[j];
+			const struct point *hi = a->published > b->published ? a : b, *lo = hi == a ? b : a;
+
+			if (strcmp(a->table, table) || strcmp(b->table, table) ||
+			    hi->published < ORDER_MARGIN * lo->published)
+				continue;
+			pairs++;
+			if (hi->simulated > lo->simulated)
+				kept++;
+			else if (!bad_a) {
+				bad_a = hi;
+				bad_b = lo;
+			}
+		}
+	if (!pairs)
+		return;
+	snprintf(what, sizeof(what), "%s: orderings at least %.0f%% apart kept", table, (ORDER_MARGIN - 1) * 100);
+	if (bad_a)
+		snprintf(detail, sizeof(detail), "%zu of %zu pairs; e.g. %s %llu (%.0f) above %s %llu (%.0f) published",
+			 kept, pairs, bad_a->series, (unsigned long long)bad_a->x, bad_a->published, bad_b->series,
+			 (unsigned long long)bad_b->x, bad_b->published);
+	else
+		snprintf(detail, sizeof(detail), "all %zu pairs", pairs);
+	check(out, what, kept == pairs, detail);
+}
+
 /* The shape checks of issue 4: knees within one power of two; node-bound curves above
- * the both-nodes curve below 1024 buckets; the v11 orderings. */
+ * the both-nodes curve below 1024 buckets; the v11 orderings; then every clear
+ * ordering of each table. */
 static void shape_checks(const struct points *p, FILE *out)
 {
 	static const char *const sweeps[][2] = {
@@ -255,6 +295,14 @@ static void shape_checks(const struct points *p, FILE *out)
 		snprintf(detail, sizeof(detail), "-b8192/-b128 = %.2f", b8k->simulated / b128->simulated);
 		check(out, "v11: -b8192 ~ -b128 (within 25%)",
 		      fabs(b8k->simulated / b128->simulated - 1) <= 0.25, detail);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		size_t k = 0;
+
+		while (k < i && strcmp(p->v[k].table, p->v[i].table))
+			k++;
+		if (k == i) /* the table's first point */
+			ordering_check(p, p->v[i].table, out);
 	}
 }
 
