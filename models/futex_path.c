@@ -86,6 +86,15 @@ void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_op
 		b->missing_line = true;
 		return;
 	}
+	struct uop *prev = b->n ? &b->uops[b->n - 1] : NULL;
+
+	/* A load and, next in the path, a write or locked RMW of the same line (the
+	 * private hash's immutable flag, then its reference count): the out-of-order
+	 * core has the store's address before the load's miss returns, and asks for the
+	 * line once, for ownership [A] (docs/model.md). The load becomes that request. */
+	if (kind != ACCESS_READ && prev && prev->kind == UOP_ACCESS && prev->access == ACCESS_READ &&
+	    prev->operand == operand && prev->arg == arg)
+		prev->access = (uint8_t)ACCESS_WRITE;
 	path_emit(b, (struct uop){ .kind = UOP_ACCESS, .access = (uint8_t)kind, .operand = (uint8_t)operand,
 				   .arg = arg });
 }

@@ -178,6 +178,8 @@ struct path_builder {
 /* Appends a micro-op (sets b->overflow when the program is full). */
 void path_emit(struct path_builder *b, struct uop u);
 void path_emit_work(struct path_builder *b, simtime_t ps);
+/* A line access; a write or RMW right after a read of the same operand turns that
+ * read into the line's one request for ownership. */
 void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg);
 
 /* Appends the micro-ops of operation `op` of the design to b's program. Fails when

@@ -200,6 +200,39 @@ START_TEST(test_three_steps)
 }
 END_TEST
 
+/* A read and, next, a write or RMW of the same operand are one request for
+ * ownership: the read becomes the exclusive fetch (a write), the RMW stays and
+ * will hit. Not merged: another line in between, local work in between, an RMW
+ * of another line, a read after a read. */
+START_TEST(test_read_then_rmw_one_request)
+{
+	static const struct uop want[] = {
+		ACCESS(ACCESS_WRITE, OPND_LINE, 7), ACCESS(ACCESS_RMW, OPND_LINE, 7), /* merged */
+		ACCESS(ACCESS_READ, OPND_LINE, 7), ACCESS(ACCESS_RMW, OPND_LINE, 8),  /* other line */
+		ACCESS(ACCESS_READ, OPND_LINE, 9), WORK(5000), ACCESS(ACCESS_RMW, OPND_LINE, 9), /* work between */
+		ACCESS(ACCESS_READ, OPND_LINE, 9), ACCESS(ACCESS_READ, OPND_LINE, 9),
+		ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV), ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV),
+	};
+	struct path_builder b;
+
+	load_design("wait_eagain: [syscall, lock, unlock]");
+	b = builder(&fx.k, &fx.m, false, fx.uops);
+	path_emit_access(&b, ACCESS_READ, OPND_LINE, 7);
+	path_emit_access(&b, ACCESS_RMW, OPND_LINE, 7);
+	path_emit_access(&b, ACCESS_READ, OPND_LINE, 7);
+	path_emit_access(&b, ACCESS_RMW, OPND_LINE, 8);
+	path_emit_access(&b, ACCESS_READ, OPND_LINE, 9);
+	path_emit_work(&b, 5000);
+	path_emit_access(&b, ACCESS_RMW, OPND_LINE, 9);
+	path_emit_access(&b, ACCESS_READ, OPND_LINE, 9);
+	path_emit_access(&b, ACCESS_READ, OPND_LINE, 9);
+	path_emit_access(&b, ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV);
+	path_emit_access(&b, ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV);
+	assert_prog(&b, want, sizeof(want) / sizeof(want[0]));
+	free_design();
+}
+END_TEST
+
 /* Three steps of local work and accesses: consecutive local work merges into one
  * micro-op, and a shared futex's key costs more and touches its struct page. */
 START_TEST(test_three_steps_merge_work)
@@ -658,6 +691,7 @@ static Suite *suite(void)
 
 	tcase_add_test(compiling, test_three_steps);
 	tcase_add_test(compiling, test_three_steps_merge_work);
+	tcase_add_test(compiling, test_read_then_rmw_one_request);
 	tcase_add_test(compiling, test_wait_branch_targets);
 	tcase_add_test(compiling, test_wake_and_requeue_branch_targets);
 	tcase_add_test(exits, test_wait_exits_by_hand);
