@@ -80,31 +80,38 @@ static int parse_cost(const struct yt_node *v, const char *what, double *x, int 
 	return 0;
 }
 
-/* The plan of a machine without a fit: one axis per entry of `uncertainty`
- * (costs.NAME: [MIN, MAX], in the unit of the machine's own value of it); each
- * run sets every listed cost, the moved one and the others at their own value. */
+/* The plan of a machine without a fit: one axis per entry of `uncertainty.costs`
+ * (NAME: [MIN, MAX], in the unit of the machine's own costs.NAME); each run sets
+ * every listed cost, the moved one and the others at their own value. */
 static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, const struct yt_node *u,
 			    struct fs_error *e)
 {
+	static const char *const keys[] = { "costs", NULL };
 	double value[BAND_MAX_PARAMS], lo[BAND_MAX_PARAMS], hi[BAND_MAX_PARAMS];
 	int unit[BAND_MAX_PARAMS];
+	char names[BAND_MAX_PARAMS][64];
+	const struct yt_node *c;
 	uint32_t n;
 
-	if (cfg_expect(u, YT_MAP, "machine.uncertainty", e) < 0)
+	if (cfg_expect(u, YT_MAP, "machine.uncertainty", e) < 0 ||
+	    cfg_check_keys(u, "machine.uncertainty", keys, e) < 0 ||
+	    cfg_require(u, "costs", "machine.uncertainty", e) < 0)
 		return -1;
-	if (u->len == 0 || u->len > BAND_MAX_PARAMS)
-		return fs_fail_at(e, &u->mark, "machine.uncertainty: %zu entries (1..%d)", u->len, BAND_MAX_PARAMS);
-	n = (uint32_t)u->len;
+	c = yt_get(u, "costs");
+	if (cfg_expect(c, YT_MAP, "machine.uncertainty.costs", e) < 0)
+		return -1;
+	if (c->len == 0 || c->len > BAND_MAX_PARAMS)
+		return fs_fail_at(e, &c->mark, "machine.uncertainty.costs: %zu entries (1..%d)", c->len, BAND_MAX_PARAMS);
+	n = (uint32_t)c->len;
 	for (uint32_t i = 0; i < n; i++) {
-		const char *name = u->keys[i];
-		const struct yt_node *range = u->items[i];
-		const struct yt_node *cur = strncmp(name, "costs.", 6) ? NULL : yt_get(yt_get(machine, "costs"), name + 6);
+		const struct yt_node *range = c->items[i], *cur = yt_get(yt_get(machine, "costs"), c->keys[i]);
 		int ulo, uhi;
 		char what[96];
 
-		snprintf(what, sizeof(what), "machine.uncertainty.%s", name);
+		snprintf(names[i], sizeof(names[i]), "costs.%s", c->keys[i]);
+		snprintf(what, sizeof(what), "machine.uncertainty.%s", names[i]);
 		if (!cur)
-			return fs_fail_at(e, &range->mark, "%s: not a cost the machine sets (costs.NAME)", what);
+			return fs_fail_at(e, &range->mark, "%s: the machine sets no %s", what, names[i]);
 		if (cfg_expect(range, YT_SEQ, what, e) < 0)
 			return -1;
 		if (range->len != 2)
@@ -135,7 +142,7 @@ static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, 
 					v += side ? sd : -sd;
 					v = v < lo[i] ? lo[i] : v > hi[i] ? hi[i] : v;
 				}
-				format_set(p->sets[p->nruns][i], u->keys[i], unit[i], v);
+				format_set(p->sets[p->nruns][i], names[i], unit[i], v);
 			}
 			p->nruns++;
 		}

@@ -10,7 +10,7 @@
  * linear propagation of the fit's uncertainty. It says how far the figure can be
  * trusted as far as the fit goes; errors of the model itself are not in it.
  *
- * A machine built from hardware facts alone has no fit; its `uncertainty:` block
+ * A machine built from hardware facts alone has no fit; its `uncertainty: costs:` block
  * gives the range each uncertain cost may take (a proxy's p10-p90, an
  * assumption's physical bounds). Each cost is then its own axis, with the
  * standard deviation of a uniform draw over its range ((max - min) / sqrt 12),

@@ -126,9 +126,9 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 		return;
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
-	snprintf(key, sizeof(key), "costs.%s", name);
+	snprintf(key, sizeof(key), "%s", name);
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "  ", key, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
+	line(f, "    ", key, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
 	     v->percentiles ? "p10-p90" : "min-max", v->n);
 }
 
@@ -137,6 +137,7 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 static void uncertainty(FILE *f, const struct probe_topology *t, const struct probe_results *r)
 {
 	fprintf(f, "uncertainty:  # [M] the range of each cost, for futexsim run --band (docs/calibration.md)\n");
+	fprintf(f, "  costs:\n");
 	range_line(f, "syscall", &r->syscall, false);
 	range_line(f, "transfer_smt", &r->transfer_smt, false);
 	if (t->clusters)
@@ -144,7 +145,7 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	range_line(f, "transfer_node", &r->transfer_node, false);
 	range_line(f, "memory_local", &r->memory_local, false);
 	range_line(f, "smt_slowdown", &r->smt_slowdown, true);
-	line(f, "  ", "costs.line_hold", "[0 cycles, 40 cycles]",
+	line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
 

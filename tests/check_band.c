@@ -143,9 +143,10 @@ START_TEST(test_plan_ranges)
 
 	ck_assert_int_eq(ranges_of("costs: {transfer_node: 50ns, invalidation: 1.0, line_hold: 10 cycles}\n"
 				   "uncertainty:\n"
-				   "  costs.transfer_node: [40ns, 60ns]\n"
-				   "  costs.invalidation: [1.0, 2.0]\n"
-				   "  costs.line_hold: [0 cycles, 40 cycles]\n",
+				   "  costs:\n"
+				   "    transfer_node: [40ns, 60ns]\n"
+				   "    invalidation: [1.0, 2.0]\n"
+				   "    line_hold: [0 cycles, 40 cycles]\n",
 				   &p, &e),
 			 0);
 	ck_assert_int_eq(p.basis, BAND_RANGES);
@@ -173,18 +174,20 @@ START_TEST(test_plan_ranges_errors)
 	static const struct {
 		const char *body, *msg;
 	} bad[] = {
-		{ "costs: {syscall: 200ns}\nuncertainty:\n  costs.syscall: [210ns, 300ns]\n",
-		  "inline.yaml:4:18: machine.uncertainty.costs.syscall: the machine's value 200 is outside 210..300" },
-		{ "costs: {syscall: 200ns}\nuncertainty:\n  costs.syscall: [100 cycles, 300 cycles]\n",
-		  "inline.yaml:4:18: machine.uncertainty.costs.syscall: the range's unit differs from the machine's value "
+		{ "costs: {syscall: 200ns}\nuncertainty: {costs: {syscall: [210ns, 300ns]}}\n",
+		  "inline.yaml:3:32: machine.uncertainty.costs.syscall: the machine's value 200 is outside 210..300" },
+		{ "costs: {syscall: 200ns}\nuncertainty: {costs: {syscall: [100 cycles, 300 cycles]}}\n",
+		  "inline.yaml:3:32: machine.uncertainty.costs.syscall: the range's unit differs from the machine's value "
 		  "'200ns'" },
-		{ "costs: {syscall: 200ns}\nuncertainty:\n  costs.line_hold: [0 cycles, 4 cycles]\n",
-		  "inline.yaml:4:20: machine.uncertainty.costs.line_hold: not a cost the machine sets" },
-		{ "costs: {syscall: 200ns}\nuncertainty:\n  costs.syscall: [100ns]\n",
-		  "inline.yaml:4:18: machine.uncertainty.costs.syscall: [MIN, MAX], not 1 entries" },
-		{ "costs: {syscall: 0.2us}\nuncertainty:\n  costs.syscall: [0.1us, 0.3us]\n",
+		{ "costs: {syscall: 200ns}\nuncertainty: {costs: {line_hold: [0 cycles, 4 cycles]}}\n",
+		  "inline.yaml:3:34: machine.uncertainty.costs.line_hold: the machine sets no costs.line_hold" },
+		{ "costs: {syscall: 200ns}\nuncertainty: {costs: {syscall: [100ns]}}\n",
+		  "inline.yaml:3:32: machine.uncertainty.costs.syscall: [MIN, MAX], not 1 entries" },
+		{ "costs: {syscall: 0.2us}\nuncertainty: {costs: {syscall: [0.1us, 0.3us]}}\n",
 		  "machine.uncertainty.costs.syscall: '0.2us': the band takes costs in ns, in cycles or as factors" },
 		{ "costs: {syscall: 200ns}\nuncertainty: [1, 2]\n", "machine.uncertainty" },
+		{ "costs: {syscall: 200ns}\nuncertainty: {syscall: [100ns, 300ns]}\n",
+		  "unknown key 'syscall' in machine.uncertainty" },
 	};
 	static struct band_plan p;
 

@@ -339,11 +339,11 @@ START_TEST(written_file_round_trips)
 	ck_assert_ptr_nonnull(strstr(text, "line_hold: 10 cycles    # [A] not measurable by futexsim probe"));
 	/* the band's ranges: each measured cost's spread (0.9x-1.2x here), the hold time's bounds */
 	ck_assert_ptr_nonnull(strstr(text, "\nuncertainty:  # [M] the range of each cost"));
-	ck_assert_ptr_nonnull(strstr(text, "\n  costs.syscall: [85.770ns, 114.360ns] # [M] the spread (p10-p90) of "
-					   "futexsim probe's 20 trials\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\n  costs.line_hold: [0 cycles, 40 cycles] # [A]"));
-	ck_assert(t.threads_per_core > 1 ? strstr(text, "costs.smt_slowdown: [1.125, 1.500]") != NULL
-					 : strstr(text, "costs.smt_slowdown:") == NULL);
+	ck_assert_ptr_nonnull(strstr(text, "\n  costs:\n    syscall: [85.770ns, 114.360ns] # [M] the spread (p10-p90) "
+					   "of futexsim probe's 20 trials\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n    line_hold: [0 cycles, 40 cycles] # [A]"));
+	ck_assert(t.threads_per_core > 1 ? strstr(text, "\n    smt_slowdown: [1.125, 1.500]") != NULL
+					 : strstr(text, "\n    smt_slowdown:") == NULL);
 
 	/* written atomically: the file, and nothing else, in its directory; sourced */
 	tu_mkdtemp(dir, "futexsim-probe");
@@ -378,8 +378,8 @@ START_TEST(nothing_measured_is_labelled)
 	ck_assert_ptr_nonnull(strstr(text, "smt_slowdown: 1.3       # [A] not measured"));
 	/* no measured spread: the band's ranges hold the assumed hold time only */
 	ck_assert_ptr_nonnull(strstr(text, "\nuncertainty:  # [M] the range of each cost, for futexsim run --band "
-					   "(docs/calibration.md)\n  costs.line_hold: [0 cycles, 40 cycles]"));
-	ck_assert_ptr_null(strstr(text, "costs.syscall:"));
+					   "(docs/calibration.md)\n  costs:\n    line_hold: [0 cycles, 40 cycles]"));
+	ck_assert_ptr_null(strstr(text, "\n    syscall:"));
 	load_machine(text, &m);
 	same_topology(&m, &t);
 	machine_free(&m);

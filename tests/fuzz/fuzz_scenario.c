@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target over everything futexsim reads from a person or a sweep script:
  * the scenario loader (YAML, presets, `inherit`, every section's readers) and the
- * --set parser, then, for scenarios small enough, building and running them briefly.
+ * --set parser, the machine's band blocks (run --band's plan), then, for scenarios
+ * small enough, building and running them briefly.
  *
  * Input: scenario YAML, optionally followed by a line "#--set" and one --set
  * assignment per line after it (the same bytes a shell loop would pass). The
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/band.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -79,6 +81,17 @@ static void check_round_trip(const struct scenario *sc, const char *path)
 	scenario_free(&again);
 }
 
+/* run --band's plan from the machine's calibration or uncertainty block: made, or
+ * refused with a message (a machine with neither is refused). */
+static void check_band_plan(const struct scenario *sc)
+{
+	static struct band_plan plan; /* 64 KiB of override text */
+	struct fs_error e = { 0 };
+
+	if (band_plan_from_machine(&plan, yt_get(sc->resolved, "machine"), &e) < 0)
+		check_failure(&e);
+}
+
 /* Builds and runs an accepted scenario under small limits, through the same
  * refusal path (sim/estimate.h) as the command line: a glimpse of the run
  * reaches every model's setup and hot path. */
@@ -137,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_failure(&e);
 		} else {
 			check_round_trip(&sc, path);
+			check_band_plan(&sc);
 			build_and_run(&sc);
 		}
 		scenario_free(&sc);
