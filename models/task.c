@@ -29,7 +29,9 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	ts->runq_head = malloc(m->ncpus * sizeof(*ts->runq_head));
 	ts->runq_tail = malloc(m->ncpus * sizeof(*ts->runq_tail));
 	ts->idle_since = calloc(m->ncpus, sizeof(*ts->idle_since));
-	if (!ts->v || !ts->core_busy || !ts->cpu_current || !ts->runq_head || !ts->runq_tail || !ts->idle_since) {
+	ts->hint = malloc((n ? n : 1) * sizeof(*ts->hint));
+	if (!ts->v || !ts->core_busy || !ts->cpu_current || !ts->runq_head || !ts->runq_tail || !ts->idle_since ||
+	    !ts->hint) {
 		tasks_free(ts);
 		return -1;
 	}
@@ -38,6 +40,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	for (uint32_t i = 0; i < n; i++) {
 		ts->v[i].id = i;
 		ts->v[i].runq_next = TASK_NONE;
+		ts->hint[i] = (struct resume_hint){ COH_NONE, SPIN_NONE };
 	}
 	ts->timeslice_ps = SIMTIME_MAX;
 	ts->window_end = SIMTIME_MAX;
@@ -70,32 +73,29 @@ void tasks_free(struct tasks *ts)
 	free(ts->runq_head);
 	free(ts->runq_tail);
 	free(ts->idle_since);
+	free(ts->hint);
 	memset(ts, 0, sizeof(*ts));
 }
 
 /* --- the interpreter --- */
 
-/* Whether t's target bucket has a lock; then asks the host to fetch its state. */
-static bool prefetch_target_lock(const struct tasks *ts, const struct task *t)
+/* The next op's bucket line and lock are random in tables of up to 2^16 buckets;
+ * ask the host to fetch them while other tasks' events run, and note the lock for
+ * the resume's prefetch hook. */
+static void prefetch_target(struct tasks *ts, const struct task *t)
 {
 	const struct futex_table *tab = t->target.table;
+	uint32_t lock = SPIN_NONE;
 
-	if (!tab || tab->lock0 == SPIN_NONE)
-		return false;
-	__builtin_prefetch(&ts->locks->locks[tab->lock0 + t->target.bucket]);
-	return true;
-}
+	if (tab && tab->lock0 != SPIN_NONE) {
+		const struct line *l = &ts->coh->lines[futex_table_line(tab, t->target.bucket, BF_LOCK)];
 
-/* The next op's bucket line and lock are random in tables of up to 2^16 buckets;
- * ask the host to fetch them while other tasks' events run. */
-static void prefetch_target(const struct tasks *ts, const struct task *t)
-{
-	if (!prefetch_target_lock(ts, t))
-		return;
-	const struct line *l = &ts->coh->lines[futex_table_line(t->target.table, t->target.bucket, BF_LOCK)];
-
-	__builtin_prefetch(l);
-	__builtin_prefetch(&l->stats); /* the second half, written when the line moves */
+		lock = tab->lock0 + t->target.bucket;
+		__builtin_prefetch(&ts->locks->locks[lock]);
+		__builtin_prefetch(l);
+		__builtin_prefetch(&l->stats); /* the second half, written when the line moves */
+	}
+	ts->hint[t->id].lock = lock; /* last: the store may alias what is read above */
 }
 
 const char *const time_class_names[] = {
@@ -444,13 +444,12 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 static void prefetch_resume(void *ctx, uint32_t task)
 {
 	const struct tasks *ts = ctx;
-	const struct task *t = &ts->v[task];
+	const struct resume_hint h = ts->hint[task];
 
-	if (t->state != TS_RUN)
-		return;
-	if (t->resume_line < ts->coh->nlines)
-		__builtin_prefetch(&ts->coh->lines[t->resume_line]);
-	prefetch_target_lock(ts, t);
+	if (h.line < ts->coh->nlines)
+		__builtin_prefetch(&ts->coh->lines[h.line]);
+	if (h.lock != SPIN_NONE)
+		__builtin_prefetch(&ts->locks->locks[h.lock]);
 }
 
 static void on_resume(void *ctx, uint32_t task)

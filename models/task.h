@@ -91,8 +91,6 @@ struct task {
 	uint32_t id;
 	uint32_t cpu, core, node;
 	uint32_t process;
-	uint32_t resume_line;         /* the line its pending resume will access first, or COH_NONE
-					 (for the engine's prefetch hook) */
 	uint8_t state;
 	simtime_t clock;              /* the task's clock (>= engine now while it runs) */
 	const struct uop *prog;
@@ -155,6 +153,13 @@ struct task {
 	uint64_t programs_run;        /* programs completed, warm-up included */
 };
 
+/* What the engine's prefetch hook fetches before a task's resume: kept apart from
+ * the task (8 bytes each, in the host's cache) so the hook itself does not miss. */
+struct resume_hint {
+	uint32_t line;                /* the line the resume will access first, or COH_NONE */
+	uint32_t lock;                /* its current op's bucket lock, or SPIN_NONE */
+};
+
 struct tasks {
 	struct engine *eng;
 	struct coherence *coh;
@@ -174,6 +179,7 @@ struct tasks {
 	/* per CPU: the task on it (TASK_NONE: idle, since idle_since), its run queue */
 	uint32_t *cpu_current, *runq_head, *runq_tail;
 	simtime_t *idle_since;
+	struct resume_hint *hint;     /* per task */
 	uint32_t resume_kind, handoff_kind, wake_kind;
 	simtime_t window_start, window_end; /* ops are counted when they complete inside */
 

@@ -101,7 +101,7 @@ static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, 
 		if ((burst || coh_solo_to(ts->coh, line, t->id)) &&
 		    coh_access_ahead(ts->coh, line, t->id, t->cpu, kind, t->clock, burst, &cost))
 			goto done;
-		t->resume_line = line;
+		ts->hint[t->id].line = line;
 		if (!catch_up(ts, t))
 			return false;
 	}

@@ -24,7 +24,7 @@ static void cpu_dispatch(struct tasks *ts, struct task *t, simtime_t at)
 		t->clock = at;
 	t->slice_start = t->clock;
 	t->burst_line = COH_NONE;
-	t->resume_line = COH_NONE;
+	ts->hint[t->id].line = COH_NONE;
 	t->state = TS_RUN;
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
