@@ -204,7 +204,8 @@ validate: deps
 	@bin/futexsim-validate --band --table e5-sweep-2024 --series all_28 --set machine=e5-2650-2s-loo-node \
 	  --out results/validation/loo-node | sed '/^== shape/,$$d'
 	@echo "== hardware facts alone: e5-2650-2s-hw (nothing fitted but the kernel path's cycle costs), every table"
-	@bin/futexsim-validate --set machine=e5-2650-2s-hw --out results/validation/hw | sed -n '/^== error per table/,/^$$/p'
+	@bin/futexsim-validate --set machine=e5-2650-2s-hw --out results/validation/hw | \
+	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
