@@ -54,6 +54,20 @@ static void format_set(char *buf, const char *key, int unit, double v)
 	}
 }
 
+/* Appends the run that sets each of the n parameters to center + move, clamped to
+ * [lo, hi]. */
+static void add_run(struct band_plan *p, uint32_t n, const char *const *names, const int *unit,
+		    const double *center, const double *move, const double *lo, const double *hi)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		double v = center[i] + move[i];
+
+		v = v < lo[i] ? lo[i] : v > hi[i] ? hi[i] : v;
+		format_set(p->sets[p->nruns][i], names[i], unit[i], v);
+	}
+	p->nruns++;
+}
+
 const char *band_basis_text(enum band_basis b)
 {
 	return b == BAND_RANGES ? "the costs' ranges" : "the fitted costs";
@@ -90,6 +104,7 @@ static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, 
 	double value[BAND_MAX_PARAMS], lo[BAND_MAX_PARAMS], hi[BAND_MAX_PARAMS];
 	int unit[BAND_MAX_PARAMS];
 	char names[BAND_MAX_PARAMS][64];
+	const char *name[BAND_MAX_PARAMS];
 	const struct yt_node *c;
 	uint32_t n;
 
@@ -109,6 +124,7 @@ static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, 
 		char what[96];
 
 		snprintf(names[i], sizeof(names[i]), "costs.%s", c->keys[i]);
+		name[i] = names[i];
 		snprintf(what, sizeof(what), "machine.uncertainty.%s", names[i]);
 		if (!cur)
 			return fs_fail_at(e, &range->mark, "%s: the machine sets no %s", what, names[i]);
@@ -130,21 +146,13 @@ static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, 
 	p->basis = BAND_RANGES;
 	p->nparams = n;
 	for (uint32_t a = 0; a < n; a++) {
-		double sd = (hi[a] - lo[a]) / sqrt(12.0);
+		double move[BAND_MAX_PARAMS] = { 0 }, sd = (hi[a] - lo[a]) / sqrt(12.0);
 
 		if (!(sd > 0))
 			continue;
 		for (int side = 0; side < 2; side++) {
-			for (uint32_t i = 0; i < n; i++) {
-				double v = value[i];
-
-				if (i == a) {
-					v += side ? sd : -sd;
-					v = v < lo[i] ? lo[i] : v > hi[i] ? hi[i] : v;
-				}
-				format_set(p->sets[p->nruns][i], names[i], unit[i], v);
-			}
-			p->nruns++;
+			move[a] = side ? sd : -sd;
+			add_run(p, n, name, unit, value, move, lo, hi);
 		}
 	}
 	return 0;
@@ -266,13 +274,11 @@ int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, s
 				big = gsl_matrix_get(vec, i, a);
 		sd = big < 0 ? -sqrt(sd) : sqrt(sd);
 		for (int side = 0; side < 2; side++) {
-			for (uint32_t i = 0; i < n; i++) {
-				double v = fitted[i] + (side ? sd : -sd) * gsl_matrix_get(vec, i, a);
+			double move[BAND_MAX_PARAMS];
 
-				v = v < lo[i] ? lo[i] : v > hi[i] ? hi[i] : v;
-				format_set(p->sets[p->nruns][i], names[i], unit[i], v);
-			}
-			p->nruns++;
+			for (uint32_t i = 0; i < n; i++)
+				move[i] = (side ? sd : -sd) * gsl_matrix_get(vec, i, a);
+			add_run(p, n, names, unit, fitted, move, lo, hi);
 		}
 	}
 	p->nparams = n;

@@ -551,7 +551,7 @@ static int run_band(const struct run_args *a, const struct band_plan *plan, stru
 	}
 	band_combine(plan, (double)res->avg.mean, figures, &res->band_lo, &res->band_hi);
 	res->band_runs = plan->nruns;
-	res->band_from_ranges = plan->basis == BAND_RANGES;
+	res->band_basis = plan->basis;
 	rc = 0;
 out:
 	return rc;

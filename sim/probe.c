@@ -120,15 +120,14 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 static void range_line(FILE *f, const char *name, const struct probe_value *v, bool ratio)
 {
 	double x = strtod(v->value, NULL), lo = v->lo < x ? v->lo : x, hi = v->hi > x ? v->hi : x;
-	char range[96], key[48];
+	char range[96];
 
 	if (!v->measured || v->label != 'M')
 		return;
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
-	snprintf(key, sizeof(key), "%s", name);
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "    ", key, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
+	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
 	     v->percentiles ? "p10-p90" : "min-max", v->n);
 }
 

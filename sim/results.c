@@ -811,8 +811,7 @@ void results_print_own_figures(const struct results *r, FILE *out)
 	fprintf(out, "  total ops        %llu\n", (unsigned long long)r->total_ops);
 	if (r->band_runs)
 		fprintf(out, "  band             Averaged %.0f .. %.0f operations/sec (1 sigma of %s, %u runs)\n",
-			r->band_lo, r->band_hi, r->band_from_ranges ? "the costs' ranges" : "the fitted costs",
-			r->band_runs);
+			r->band_lo, r->band_hi, band_basis_text(r->band_basis), r->band_runs);
 	fprintf(out, "  line transfers   %llu within SMT core, %llu within node, %llu across nodes (%.3f per op)\n",
 		(unsigned long long)r->transfers[XFER_SMT], (unsigned long long)r->transfers[XFER_NODE],
 		(unsigned long long)r->transfers[XFER_REMOTE], results_transfers_per_op(r));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "models/machine.h"
+#include "sim/band.h"
 #include "sim/perfstat.h"
 #include "sim/sim.h"
 
@@ -103,9 +104,9 @@ struct results {
 	uint64_t *hotb;         /* indices in buckets of those with most lock wait, most first (show) */
 	/* run --band (sim/band.h): perf's Averaged figure at the costs' 1-sigma moves,
 	 * combined; band_runs = the runs it took, 0 when no band was asked; the moves
-	 * come from the fit's covariance, or (band_from_ranges) the costs' ranges */
+	 * come from the fit's covariance or the costs' ranges (band_basis) */
 	uint32_t band_runs;
-	bool band_from_ranges;
+	enum band_basis band_basis;
 	double band_lo, band_hi;
 	uint64_t ops_simulated; /* all programs, warm-up included (for the speed figure) */
 	simtime_t simulated_ps; /* where the engine's clock stopped */
