@@ -326,12 +326,32 @@ static void set_defaults(struct kernel_design *k)
 	k->mm = mm;
 }
 
+/* `spinlock`: the bucket lock's variant by name (after preempt_rt, which replaces it). */
+static int parse_spinlock(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
+{
+	const char *names[SPIN_MAX_VARIANTS + 1];
+	size_t n = 0;
+	int idx;
+
+	for (; spin_variants[n].name; n++)
+		names[n] = spin_variants[n].name;
+	names[n] = NULL;
+	if (cfg_get_enum(root, "spinlock", names, 0, &idx, e) < 0)
+		return -1;
+	k->spinlock = &spin_variants[idx];
+	if (k->preempt_rt && idx != 0)
+		return fs_fail_at(e, &yt_get(root, "spinlock")->mark,
+				  "spinlock: %s has no effect with preempt_rt: true (the bucket lock is then an rtlock)",
+				  k->spinlock->name);
+	return 0;
+}
+
 int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
 					    "key_order", "layout", "costs", "hash_costs", "rcu_grace_period",
-					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "preempt_rt", "path",
-					    NULL };
+					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "preempt_rt", "spinlock",
+					    "path", NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
 
@@ -354,7 +374,7 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	     * 8+ CPUs (kernel/sched/fair.c, 6.6+) */
 	    cfg_get_duration(root, "timeslice", 3 * PS_PER_MS, 1, PS_PER_S, &k->timeslice_ps, e) < 0 ||
 	    cfg_get_bool(root, "private_flag", true, &k->private_flag, e) < 0 ||
-	    cfg_get_bool(root, "preempt_rt", false, &k->preempt_rt, e) < 0 ||
+	    cfg_get_bool(root, "preempt_rt", false, &k->preempt_rt, e) < 0 || parse_spinlock(k, root, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||
 	    parse_costs(k, yt_get(root, "costs"), yt_get(root, "hash_costs"), e) < 0 || parse_paths(k, yt_get(root, "path"), e) < 0)
 		return -1;

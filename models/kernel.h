@@ -16,6 +16,7 @@
 #include "models/futex_key.h"
 #include "models/futex_step.h"
 #include "models/hashfn.h"
+#include "models/spinlock.h"
 #include "models/refcount.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
@@ -110,6 +111,7 @@ struct kernel_design {
 	simtime_t timeslice_ps;        /* a thread runs this long before others on its CPU get a turn */
 	bool private_flag;             /* FUTEX_PRIVATE_FLAG (2.6.22+): private ops skip the mm lookup */
 	bool preempt_rt;               /* CONFIG_PREEMPT_RT: the bucket lock is a sleeping rtlock */
+	const struct spin_variant *spinlock; /* the bucket lock's queued spinlock (models/spinlock.h) */
 	struct kernel_path paths[FOP_NKINDS];
 };
 

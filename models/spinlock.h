@@ -19,6 +19,18 @@
  * lock word makes their fast path fail), so hand-off is FIFO: the pending
  * waiter first, then the queue in order.
  *
+ * Variants (struct spin_variant, by name from the kernel's `spinlock` key) differ
+ * only in which waiter the queue's head hands the head role to when it takes
+ * the lock: `qspinlock`, the next in arrival order; `cna`, the compact NUMA-aware
+ * lock of Dice and Kogan (EuroSys 2019; the LKML series "Add NUMA-awareness to
+ * qspinlock", Alex Kogan, v1-v15 2019-2021, never merged): the first waiter on the
+ * taker's node, the waiters skipped on the way moved in order to a secondary
+ * queue, which goes back in front of the main queue when no waiter of the node is
+ * left there, or after CNA_LOCAL_HANDOFFS hand-offs in a row stayed on the node
+ * while it held waiters (the series' fairness threshold). The head's scan of
+ * the queue for a waiter of its node is done while it spins for the lock, off
+ * the hand-off's path, and costs nothing here [A].
+ *
  * The line traffic (RMW, re-reads, unlock, take) is done by the caller through
  * models/coherence.h; this module keeps who holds and who waits, and counts.
  */
@@ -42,14 +54,44 @@ struct spinlock {
 	simtime_t wait_ps;     /* total time from queueing to taking the lock */
 };
 
+/* CNA's secondary queue of a lock, and its hand-offs in a row within one node. */
+struct cna_queue {
+	uint32_t head, tail;
+	uint32_t local_handoffs;
+};
+
+/* The series' intra_node_handoff_threshold, 1 << 16 (v15: kernel/locking/qspinlock_cna.h). */
+#define CNA_LOCAL_HANDOFFS (1u << 16)
+
+struct spinlocks;
+
+struct spin_variant {
+	const char *name;
+	const char *description;
+	bool secondary; /* keeps a cna_queue per lock */
+	/* The queue's next head when its head r takes lock l; s->next[r] is r's
+	 * successor in arrival order. May reorder the queue. */
+	uint32_t (*successor)(struct spinlocks *s, uint32_t lock, uint32_t r);
+};
+
+/* The variants (at most SPIN_MAX_VARIANTS), ended by a NULL name; the first is the
+ * default; spin_variant_find returns NULL for an unknown name. */
+#define SPIN_MAX_VARIANTS 8
+extern const struct spin_variant spin_variants[];
+const struct spin_variant *spin_variant_find(const char *name);
+
 struct spinlocks {
+	const struct spin_variant *variant;
 	struct spinlock *locks;
+	struct cna_queue *secondary; /* per lock, when the variant keeps one */
 	uint32_t n, cap;
 	uint32_t *next;        /* per requester: next in its lock's queue */
 	simtime_t *queued_at;  /* per requester: when it joined the queue */
+	uint16_t *node;        /* per requester: the NUMA node it queued from */
 };
 
-int spinlocks_init(struct spinlocks *s, uint32_t nrequesters);
+/* NULL `variant`: qspinlock. -1 when out of memory. */
+int spinlocks_init(struct spinlocks *s, uint32_t nrequesters, const struct spin_variant *variant);
 void spinlocks_free(struct spinlocks *s);
 
 /* A new unlocked lock; returns its id, SPIN_NONE when out of memory. */
@@ -68,11 +110,12 @@ enum spin_try {
  * otherwise r is not queued yet and goes through the MCS slow path. */
 enum spin_try spinlock_try(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now);
 
-/* r's xchg of the queue tail has completed at `now` (the slow path). Returns
- * SPIN_ACQUIRED if the lock became free with nobody waiting meanwhile, SPIN_HEAD
- * if r is first in the queue, else SPIN_QUEUE with *prev = the waiter r queued
- * behind (whose MCS node r writes). */
-enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, uint32_t *prev);
+/* r's xchg of the queue tail has completed at `now` (the slow path), r running
+ * on NUMA node `node`. Returns SPIN_ACQUIRED if the lock became free with nobody
+ * waiting meanwhile, SPIN_HEAD if r is first in the queue, else SPIN_QUEUE with
+ * *prev = the waiter r queued behind (whose MCS node r writes). */
+enum spin_try spinlock_join(struct spinlocks *s, uint32_t lock, uint32_t r, simtime_t now, uint32_t node,
+			    uint32_t *prev);
 
 /* Nobody holds the lock. */
 static inline bool spinlock_is_free(const struct spinlocks *s, uint32_t lock)
@@ -103,7 +146,8 @@ void spinlocks_reset_stats(struct spinlocks *s);
  * for the lock variants that share this storage (models/rtlock.h). */
 void spinlock_enqueue(struct spinlocks *s, struct spinlock *l, uint32_t r, simtime_t now);
 
-/* Bytes that `nlocks` spinlocks take (an array doubling from 1024). */
+/* Bytes that `nlocks` spinlocks take (an array doubling from 1024), with CNA's
+ * secondary queues. */
 uint64_t spinlocks_bytes(uint64_t nlocks);
 
 #endif

@@ -87,7 +87,7 @@ enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t loc
 		t->lock_stage = LS_XCHG;
 		return LOCK_NEXT;
 	default:
-		switch (spinlock_join(ts->locks, lock, t->id, ts->eng->now, &prev)) {
+		switch (spinlock_join(ts->locks, lock, t->id, ts->eng->now, ts->m->cpu_node[t->cpu], &prev)) {
 		case SPIN_ACQUIRED:
 			lock_held(t);
 			return LOCK_HELD;

@@ -13,6 +13,7 @@
 
 #include "models/hashfn.h"
 #include "models/refcount.h"
+#include "models/spinlock.h"
 #include "models/workload.h"
 #include "sim/band.h"
 #include "sim/core/error.h"
@@ -74,8 +75,8 @@ static const char usage_main[] =
 	"  explain FILE.h5               where the threads' simulated time went, per op, by what\n"
 	"                                they did (work, line accesses, the bucket lock, ...)\n"
 	"  c2c FILE.h5 [-n N] [--sort K] a perf-c2c-like report of a run's hottest cache lines\n"
-	"  list WHAT                     list the machines, kernels, workloads, hashes or\n"
-	"                                refcounts a scenario can name, with a line on each\n"
+	"  list WHAT                     list the machines, kernels, workloads, hashes,\n"
+	"                                refcounts or spinlocks a scenario can name, one a line\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
 	"  bench [-r N] futex SUITE ...  perf bench futex (hash, wake, wake-parallel, requeue,\n"
@@ -175,7 +176,7 @@ static const char usage_run[] =
 	"See docs/scenario.md.\n";
 
 static const char usage_list[] =
-	"usage: futexsim list machines|kernels|workloads|hashes|refcounts\n"
+	"usage: futexsim list machines|kernels|workloads|hashes|refcounts|spinlocks\n"
 	"\n"
 	"Prints one line each: the name a scenario uses and what it is.\n"
 	"  machines   machine presets (machine: NAME), from their description: key, in the\n"
@@ -185,6 +186,7 @@ static const char usage_list[] =
 	"  workloads  workload types (workload.type)\n"
 	"  hashes     hash functions (kernel.global_hash.hash, kernel.private_hash.hash)\n"
 	"  refcounts  private hash reference counting modes (kernel.private_hash.refcount)\n"
+	"  spinlocks  queued spinlock variants of the bucket lock (kernel.spinlock)\n"
 	"Options:\n"
 	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
 	"  -h, --help        show this help\n";
@@ -1344,9 +1346,12 @@ static int cmd_list(int argc, char **argv)
 		refcount_mode_names(names);
 		for (size_t i = 0; names[i]; i++)
 			printf("%-24s %s\n", refcount_mode_at(i)->name, refcount_mode_at(i)->description);
+	} else if (!strcmp(what, "spinlocks")) {
+		for (const struct spin_variant *v = spin_variants; v->name; v++)
+			printf("%-24s %s\n", v->name, v->description);
 	} else {
 		fprintf(stderr,
-			"futexsim list: unknown list '%s' (machines, kernels, workloads, hashes or refcounts)\n",
+			"futexsim list: unknown list '%s' (machines, kernels, workloads, hashes, refcounts or spinlocks)\n",
 			what);
 		return FS_ERR_USAGE;
 	}

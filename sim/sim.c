@@ -48,7 +48,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
 	    series_init(&s->series, &s->eng, &s->coh, s->nthreads, s->warmup_end, s->end, sc->interval) < 0 ||
 	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
-	    spinlocks_init(&s->locks, ntasks) < 0 || rwsems_init(&s->rwsems, ntasks) < 0 ||
+	    spinlocks_init(&s->locks, ntasks, s->k->spinlock) < 0 || rwsems_init(&s->rwsems, ntasks) < 0 ||
 	    memmap_init(&s->mem, &s->coh, s->m->nodes, sc->user_base) < 0)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory building the simulation");
 	s->rng = gsl_rng_alloc(gsl_rng_mt19937);

@@ -92,6 +92,7 @@ START_TEST(test_list)
 		{ "workloads", "hash-bench", "^(hash-bench|mutex|condvar|wake|wake-parallel|requeue|lock-pi|schbench) +[^ ].*$" },
 		{ "hashes", "jhash2", "^[a-z0-9_]+ +[^ ].*$" },
 		{ "refcounts", "rcuref", "^[a-z0-9.-]+ +[^ ].*$" },
+		{ "spinlocks", "qspinlock", "^(qspinlock|cna) +[^ ].*$" },
 		{ "machines", "small-1node", "^[a-z0-9.-]+ +[^ ].*$" },
 		{ "kernels", "linux-6.18", "^[a-z0-9.-]+ +[^ ].*$" },
 	};

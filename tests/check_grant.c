@@ -386,7 +386,7 @@ START_TEST(test_lock_cmpxchg_queued_slow_path)
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 2 * US), SPIN_HEAD);  /* pending */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 3, 3 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 3, 3 * US, &prev), SPIN_HEAD); /* MCS head */
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 3, 3 * US, 0, &prev), SPIN_HEAD); /* MCS head */
 	ck_assert_uint_eq(prev, SPIN_NONE);
 	ck_assert_uint_eq(node_transfers(qnode2), 0);
 	ck_assert_uint_eq(node_transfers(qnode3), 0);
@@ -600,7 +600,7 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 2 * US), SPIN_HEAD);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 3 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, &prev), SPIN_HEAD);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, 0, &prev), SPIN_HEAD);
 	ck_assert_uint_eq(prev, SPIN_NONE);
 	at_t0();
 	program((struct uop)LOCK, TS_LOCK_SPIN, T0 - XFER_PS);
@@ -663,7 +663,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 2 * US), SPIN_HEAD); /* pending */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 3 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 3 * US, &prev), SPIN_HEAD); /* MCS head */
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 3 * US, 0, &prev), SPIN_HEAD); /* MCS head */
 	ck_assert_uint_eq(prev, SPIN_NONE);
 	spinlock_release(&fx.s.locks, fx.lock, 1);
 	at_t0();
@@ -771,9 +771,9 @@ START_TEST(test_lock_take)
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 1, 1 * US), SPIN_ACQUIRED);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 3, 1 * US), SPIN_HEAD); /* pending */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 2 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 2 * US, &prev), SPIN_HEAD); /* MCS head */
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 0, 2 * US, 0, &prev), SPIN_HEAD); /* MCS head */
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 2, 3 * US), SPIN_QUEUE);
-	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, &prev), SPIN_QUEUE);
+	ck_assert_int_eq(spinlock_join(&fx.s.locks, fx.lock, 2, 3 * US, 0, &prev), SPIN_QUEUE);
 	ck_assert_uint_eq(prev, 0);
 	spinlock_release(&fx.s.locks, fx.lock, 1);
 	ck_assert_uint_eq(spinlock_take(&fx.s.locks, fx.lock, 3, 5 * US), SPIN_NONE);

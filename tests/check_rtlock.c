@@ -20,7 +20,7 @@ START_TEST(test_rtlock_bookkeeping)
 	struct spinlocks s;
 	uint32_t l;
 
-	ck_assert_int_eq(spinlocks_init(&s, 4), 0);
+	ck_assert_int_eq(spinlocks_init(&s, 4, NULL), 0);
 	l = spinlock_add(&s);
 	ck_assert(rtlock_try_fast(&s, l, 0));
 	ck_assert(!rtlock_try_fast(&s, l, 1));          /* held */
