@@ -206,6 +206,8 @@ validate: deps
 	@echo "== hardware facts alone: e5-2650-2s-hw (nothing fitted but the kernel path's cycle costs), every table"
 	@bin/futexsim-validate --set machine=e5-2650-2s-hw --out results/validation/hw | \
 	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
+	@echo "== another machine, hardware facts alone: qspinlock and CNA on the 4-socket E7 (published: locktorture on an E7-8895 v3)"
+	@sh analysis/cna-check $(BIN)
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
