@@ -201,6 +201,21 @@ START_TEST(test_values_checked_first)
 	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param kernel.private_hash.bukets=2 -j 1" SHORT, dir), 2);
 	assert_has(out, "unknown key 'bukets' in private_hash (did you mean 'buckets'?)");
 	free(out);
+	/* a row is checked whole: CPU 40 exists only on the row's own machine (the first
+	 * row's machine, small-1node, has 8), and a row that pairs it with a machine
+	 * without it is refused, by its line */
+	ck_assert_int_eq(tu_shellf(&out, "printf 'machine\tworkload.threads\tworkload.cpus\nsmall-1node\t2\t0,1\n"
+				  "e7-8890v3-4s\t2\t0,40\n' >%s/pairs.tsv && " SWEEP "%s/pairs --rows %s/pairs.tsv -j 1" SHORT,
+				  tmp, tmp, tmp), 0);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "ls %s/pairs/h5 | wc -l", tmp), 0);
+	ck_assert_str_eq(out, "2\n");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "printf 'machine\tworkload.cpus\ne7-8890v3-4s\t0,40\nsmall-1node\t0,40\n' "
+				  ">%s/badpair.tsv && " SWEEP "%s --rows %s/badpair.tsv -j 1" SHORT, tmp, dir, tmp), 2);
+	assert_has(out, "badpair.tsv: row 'small-1node 0,40': ");
+	assert_has(out, "CPU 40 out of range");
+	free(out);
 	/* nothing ran: no result, no log, no job log */
 	ck_assert_int_eq(tu_shellf(&out, "find %s/h5 %s/logs -type f | wc -l; ls %s | grep -c joblog", dir, dir, dir), 1);
 	ck_assert_str_eq(out, "0\n0\n");
