@@ -56,6 +56,7 @@ def _read_result(path):
                 resizes.append({"start_s": int(start) * PS,
                                 "delay_s": (end - int(start)) * PS if int(start) < end < 2**63 else None,
                                 "from": int(r["from_buckets"][i]), "to": int(r["to_buckets"][i])})
+        nodes_used = len(set(int(n) for n in f["threads/node"][()]))
         tables = [(str(n), int(z)) for n, z in zip(f["tables/name"].asstr()[()], f["tables/size"][()])]
         table_futexes = [int(x) for x in f["tables/futexes"][()]]
         resolved = f["provenance/scenario_resolved"].asstr()[()]
@@ -63,6 +64,7 @@ def _read_result(path):
         return {"ops_per_sec": float(s["ops_per_sec"][()]), "threads": int(threads),
                 "total_ops": total_ops, "window_s": window_s, "ns_per_op": ns_per_op,
                 "workload": workload, "resizes": resizes, "tables": tables, "table_futexes": table_futexes,
+                "nodes_used": nodes_used,
                 "bucket_bytes": int(m.group(1)) if m else None}
 
 
@@ -479,6 +481,55 @@ def plot_nodediv(runs, path, figures):
     fig.savefig(path, format="png")
 
 
+def buckets_label(b):
+    return "global hash" if str(b) == "0" else f"{b} buckets"
+
+
+def verdict_placement(runs):
+    """Per machine and table size: the throughput of the threads spread over every
+    socket against the same threads on one socket (nodes_used 1), the seeds' mean."""
+    rows = []
+    for (machine, threads, buckets), rs in groups(runs, "machine", "workload.threads",
+                                                  "kernel.private_hash.buckets").items():
+        one = [r["ops_per_sec"] for r in rs if r["nodes_used"] == 1]
+        spread = [r for r in rs if r["nodes_used"] > 1]
+        if not one or not spread:
+            continue
+        rows.append({"machine": machine, "threads": int(threads), "buckets": int(buckets),
+                     "nodes": max(r["nodes_used"] for r in spread),
+                     "one_socket": mean(one), "spread": mean([r["ops_per_sec"] for r in spread]),
+                     "change_pct": 100.0 * (mean([r["ops_per_sec"] for r in spread]) / mean(one) - 1.0)})
+    if not rows:
+        raise InputError("no machine and table size was run both on one socket and over several")
+    figures = {"points": rows}
+    parts = []
+    for (machine,), pts in group_by(rows, lambda x: (x["machine"],)).items():
+        sizes = ", ".join(f"{pct(x['change_pct'])} with the {buckets_label(x['buckets'])}"
+                          for x in sorted(pts, key=lambda x: x["buckets"]))
+        parts.append(f"{machine} ({pts[0]['threads']} threads over {pts[0]['nodes']} sockets) {sizes}")
+    return "the same threads spread over every socket instead of one: " + "; ".join(parts), figures
+
+
+def plot_placement(runs, path, figures):
+    plt = _plt()
+    pts = figures["points"]
+    machines = list(group_by(pts, lambda x: x["machine"]))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / max(len(machines), 1)
+    sizes = sorted({p["buckets"] for p in pts})
+    for i, m in enumerate(machines):
+        by = {p["buckets"]: p["change_pct"] for p in pts if p["machine"] == m}
+        ax.bar(np.arange(len(sizes)) + i * width, [by.get(b, np.nan) for b in sizes], width, label=m)
+    ax.set_xticks(np.arange(len(sizes)) + width * (len(machines) - 1) / 2,
+                  [buckets_label(b) for b in sizes], fontsize=8)
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_ylabel("% throughput, spread over the sockets vs one socket")
+    ax.set_title("Single- vs cross-socket placement, same threads")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+
+
 # ---- the registry ----
 
 # name: (verdict, figure, the parts its run script sweeps)
@@ -489,4 +540,5 @@ STUDIES = {
     "resize": (verdict_resize, plot_resize, {"mutex", "hash"}),
     "bucket-lines": (verdict_lines, plot_lines, {"read", "removed"}),
     "node-div": (verdict_nodediv, plot_nodediv, {"global"}),
+    "placement": (verdict_placement, plot_placement, {"placement"}),
 }

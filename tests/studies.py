@@ -137,6 +137,29 @@ class Verdicts(unittest.TestCase):
         self.assertIn("within 20.0% of even", line)
 
 
+    def test_placement(self):
+        rs = []
+        # E5: one socket 1.0M, spread 0.8M (seeds 0.78M and 0.82M) at 16 buckets, equal at 1024
+        for buckets, one, spread in (("16", [1.0e6], [0.78e6, 0.82e6]), ("1024", [2.0e6], [2.0e6])):
+            for nodes, opss in ((1, one), (2, spread)):
+                for ops in opss:
+                    r = run("placement", ops, {"machine": "e5", "workload.threads": "8",
+                                               "kernel.private_hash.buckets": buckets})
+                    r["nodes_used"] = nodes
+                    rs.append(r)
+        # a size run only on one socket: no point
+        r = run("placement", 1e6, {"machine": "e5", "workload.threads": "8", "kernel.private_hash.buckets": "64"})
+        r["nodes_used"] = 1
+        rs.append(r)
+        line, fig = studies.verdict_placement(rs)
+        self.assertEqual([(p["buckets"], p["nodes"]) for p in fig["points"]], [(16, 2), (1024, 2)])
+        self.assertAlmostEqual(fig["points"][0]["change_pct"], -20.0)
+        self.assertAlmostEqual(fig["points"][1]["change_pct"], 0.0)
+        self.assertIn("e5 (8 threads over 2 sockets) -20.0% with the 16 buckets, +0.0% with the 1024 buckets", line)
+        with self.assertRaises(studies.InputError):
+            studies.verdict_placement([r])
+
+
 class BadInput(unittest.TestCase):
     def test_missing_result_file(self):
         with tempfile.TemporaryDirectory() as d:
@@ -251,6 +274,20 @@ class EndToEnd(unittest.TestCase):
         # designs.tsv's second row is the rcuref design
         self.assertAlmostEqual(doc["figures"]["rcuref_schbench_loss_pct"], 100.0 * (1.0 - rps[1] / rps[0]), places=6)
 
+
+    def test_placement(self):
+        d, doc = self.study("placement")
+        h5 = os.path.join(d, "placement", "h5")
+        ops = {}
+        for fn in os.listdir(h5):
+            with h5py.File(os.path.join(h5, fn), "r") as f:
+                nodes = len(set(f["threads/node"][()].tolist()))
+                size = [int(x) for x in f["tables/size"][()]][-1]
+                ops[(nodes, size)] = float(f["summary/ops_per_sec"][()])
+        # the test grid: 4 threads on socket 0, or 2 on each socket; 16 and 1024 buckets
+        got = {p["buckets"]: p["change_pct"] for p in doc["figures"]["points"]}
+        for b in (16, 1024):
+            self.assertAlmostEqual(got[b], 100.0 * (ops[(2, b)] / ops[(1, b)] - 1.0), places=6)
 
     def test_nodediv(self):
         d, doc = self.study("node-div")
