@@ -23,7 +23,10 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	ts->eng = eng;
 	ts->m = m;
 	ts->n = n;
-	ts->v = calloc(n ? n : 1, sizeof(*ts->v));
+	/* line-aligned like the struct (calloc promises 16 bytes) */
+	ts->v = aligned_alloc(_Alignof(struct task), (n ? n : 1) * sizeof(*ts->v));
+	if (ts->v)
+		memset(ts->v, 0, (n ? n : 1) * sizeof(*ts->v));
 	ts->core_busy = calloc(m->ncores, sizeof(*ts->core_busy));
 	ts->cpu_current = malloc(m->ncpus * sizeof(*ts->cpu_current));
 	ts->runq_head = malloc(m->ncpus * sizeof(*ts->runq_head));
