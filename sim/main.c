@@ -76,7 +76,7 @@ static const char usage_main[] =
 	"                                they did (work, line accesses, the bucket lock, ...)\n"
 	"  c2c FILE.h5 [-n N] [--sort K] a perf-c2c-like report of a run's hottest cache lines\n"
 	"  list WHAT                     list the machines, kernels, workloads, hashes,\n"
-	"                                refcounts or spinlocks a scenario can name, one a line\n"
+	"                                refcounts or spinlocks a scenario can name, a line each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
 	"  bench [-r N] futex SUITE ...  perf bench futex (hash, wake, wake-parallel, requeue,\n"
