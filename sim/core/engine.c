@@ -48,10 +48,20 @@ static void sift_down(struct engine *e, size_t i, struct event ev)
 		if (first >= e->len)
 			break;
 		best = first;
-		end = first + ARITY < e->len ? first + ARITY : e->len;
-		for (c = first + 1; c < end; c++)
-			if (before(&e->heap[c], &e->heap[best]))
-				best = c;
+		if (first + ARITY <= e->len) {
+			/* all four children (the usual case), unrolled */
+			if (before(&e->heap[first + 1], &e->heap[best]))
+				best = first + 1;
+			if (before(&e->heap[first + 2], &e->heap[best]))
+				best = first + 2;
+			if (before(&e->heap[first + 3], &e->heap[best]))
+				best = first + 3;
+		} else {
+			end = e->len;
+			for (c = first + 1; c < end; c++)
+				if (before(&e->heap[c], &e->heap[best]))
+					best = c;
+		}
 		if (!before(&e->heap[best], &ev))
 			break;
 		e->heap[i] = e->heap[best];
