@@ -107,7 +107,12 @@ static uint32_t pick(struct mutex_wl *w, const struct task *t)
 
 static void next_lock(struct mutex_wl *w, struct task *t)
 {
-	usync_lock(&w->u, t, pick(w, t), distribution_sample(&w->p->think, w->world->rng));
+	/* both draw from the run's RNG: in this order, named, not as arguments of one
+	 * call, whose order C leaves to the compiler (gcc and clang differed) */
+	simtime_t think = distribution_sample(&w->p->think, w->world->rng);
+	uint32_t mutex = pick(w, t);
+
+	usync_lock(&w->u, t, mutex, think);
 }
 
 /* procset: thread t starts at its clock. */
