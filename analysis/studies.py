@@ -491,14 +491,14 @@ def verdict_placement(runs):
     rows = []
     for (machine, threads, buckets), rs in groups(runs, "machine", "workload.threads",
                                                   "kernel.private_hash.buckets").items():
-        one = [r["ops_per_sec"] for r in rs if r["nodes_used"] == 1]
-        spread = [r for r in rs if r["nodes_used"] > 1]
-        if not one or not spread:
+        one_runs = [r for r in rs if r["nodes_used"] == 1]
+        spread_runs = [r for r in rs if r["nodes_used"] > 1]
+        if not one_runs or not spread_runs:
             continue
+        one, spread = (mean([r["ops_per_sec"] for r in runs]) for runs in (one_runs, spread_runs))
         rows.append({"machine": machine, "threads": int(threads), "buckets": int(buckets),
-                     "nodes": max(r["nodes_used"] for r in spread),
-                     "one_socket": mean(one), "spread": mean([r["ops_per_sec"] for r in spread]),
-                     "change_pct": 100.0 * (mean([r["ops_per_sec"] for r in spread]) / mean(one) - 1.0)})
+                     "nodes": max(r["nodes_used"] for r in spread_runs),
+                     "one_socket": one, "spread": spread, "change_pct": 100.0 * (spread / one - 1.0)})
     if not rows:
         raise InputError("no machine and table size was run both on one socket and over several")
     figures = {"points": rows}

@@ -68,9 +68,39 @@ static void add_run(struct band_plan *p, uint32_t n, const char *const *names, c
 	p->nruns++;
 }
 
+/* Each basis: its token in the result file, and how the summary says it. */
+static const struct {
+	const char *name, *text;
+} bases[] = {
+	[BAND_FIT] = { "fit", "the fitted costs" },
+	[BAND_RANGES] = { "ranges", "the costs' ranges" },
+};
+
 const char *band_basis_text(enum band_basis b)
 {
-	return b == BAND_RANGES ? "the costs' ranges" : "the fitted costs";
+	return bases[b].text;
+}
+
+const char *band_basis_name(enum band_basis b)
+{
+	return bases[b].name;
+}
+
+enum band_basis band_basis_from_name(const char *name)
+{
+	return strcmp(name, bases[BAND_RANGES].name) ? BAND_FIT : BAND_RANGES;
+}
+
+/* `n`'s entries: a `kind` collection of 1..BAND_MAX_PARAMS entries, named `what`. */
+static int band_entries(const struct yt_node *n, enum yt_kind kind, const char *what, uint32_t *count,
+			struct fs_error *e)
+{
+	if (cfg_expect(n, kind, what, e) < 0)
+		return -1;
+	if (n->len == 0 || n->len > BAND_MAX_PARAMS)
+		return fs_fail_at(e, &n->mark, "%s: %zu entries (1..%d)", what, n->len, BAND_MAX_PARAMS);
+	*count = (uint32_t)n->len;
+	return 0;
 }
 
 /* A cost as the configs write it: a number, then "ns", "cycles" or nothing (a
@@ -106,18 +136,15 @@ static int plan_from_ranges(struct band_plan *p, const struct yt_node *machine, 
 	char names[BAND_MAX_PARAMS][64];
 	const char *name[BAND_MAX_PARAMS];
 	const struct yt_node *c;
-	uint32_t n;
+	uint32_t n = 0;
 
 	if (cfg_expect(u, YT_MAP, "machine.uncertainty", e) < 0 ||
 	    cfg_check_keys(u, "machine.uncertainty", keys, e) < 0 ||
 	    cfg_require(u, "costs", "machine.uncertainty", e) < 0)
 		return -1;
 	c = yt_get(u, "costs");
-	if (cfg_expect(c, YT_MAP, "machine.uncertainty.costs", e) < 0)
+	if (band_entries(c, YT_MAP, "machine.uncertainty.costs", &n, e) < 0)
 		return -1;
-	if (c->len == 0 || c->len > BAND_MAX_PARAMS)
-		return fs_fail_at(e, &c->mark, "machine.uncertainty.costs: %zu entries (1..%d)", c->len, BAND_MAX_PARAMS);
-	n = (uint32_t)c->len;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct yt_node *range = c->items[i], *cur = yt_get(yt_get(machine, "costs"), c->keys[i]);
 		int ulo, uhi;
@@ -168,7 +195,7 @@ int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, s
 	gsl_matrix *cov, *vec;
 	gsl_vector *val;
 	gsl_eigen_symmv_workspace *w;
-	uint32_t n;
+	uint32_t n = 0;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -188,12 +215,8 @@ int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, s
 	    cfg_require(cal, "parameters", "machine.calibration", e) < 0)
 		return -1;
 	params = yt_get(cal, "parameters");
-	if (cfg_expect(params, YT_SEQ, "machine.calibration.parameters", e) < 0)
+	if (band_entries(params, YT_SEQ, "machine.calibration.parameters", &n, e) < 0)
 		return -1;
-	if (params->len == 0 || params->len > BAND_MAX_PARAMS)
-		return fs_fail_at(e, &params->mark, "machine.calibration.parameters: %zu entries (1..%d)", params->len,
-				  BAND_MAX_PARAMS);
-	n = (uint32_t)params->len;
 	if (read_list(cal, "parameters", n, NULL, names, e) < 0 || read_list(cal, "units", n, NULL, units, e) < 0 ||
 	    read_list(cal, "fitted", n, fitted, NULL, e) < 0 || read_list(cal, "min", n, lo, NULL, e) < 0 ||
 	    read_list(cal, "max", n, hi, NULL, e) < 0 || cfg_require(cal, "covariance", "machine.calibration", e) < 0)

@@ -49,6 +49,10 @@ int band_plan_from_machine(struct band_plan *p, const struct yt_node *machine, s
  * moves to that side. */
 /* How the summary names a plan's basis: "the fitted costs", "the costs' ranges". */
 const char *band_basis_text(enum band_basis b);
+/* Its token in the result file (summary/ops_per_sec_band's `basis`), and back
+ * (anything but "ranges" reads as a fit, as files without the attribute do). */
+const char *band_basis_name(enum band_basis b);
+enum band_basis band_basis_from_name(const char *name);
 
 void band_combine(const struct band_plan *p, double center, const double *figures, double *lo, double *hi);
 

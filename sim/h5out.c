@@ -483,7 +483,7 @@ static int write_summary(struct h5out *o, const struct scenario *sc, const struc
 			goto out;
 		d = H5Dopen2(g, "ops_per_sec_band", H5P_DEFAULT);
 		if (d < 0 || attr_u64(d, "runs", r->band_runs) < 0 ||
-		    attr_str(d, "basis", r->band_basis == BAND_RANGES ? "ranges" : "fit") < 0) {
+		    attr_str(d, "basis", band_basis_name(r->band_basis)) < 0) {
 			close_id(d, H5Dclose);
 			fail(e, o, "summary/ops_per_sec_band");
 			goto out;

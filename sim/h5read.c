@@ -636,7 +636,7 @@ static int read_summary(struct reader *rd, struct results *r, uint32_t top, stru
 
 			if (!basis)
 				return -1;
-			r->band_basis = strcmp(basis, "ranges") ? BAND_FIT : BAND_RANGES;
+			r->band_basis = band_basis_from_name(basis);
 			free(basis);
 		}
 	}
