@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "models/memmap.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,45 +192,87 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 	return line;
 }
 
+/* Text built by appending, truncated as snprintf would (always terminated): the
+ * result file describes every line that moved, hundreds of thousands on a large
+ * machine, and snprintf's format parsing cost more than the run's last tenth. */
+struct text {
+	char *buf;
+	size_t len, n; /* capacity (> 0), characters written */
+};
+
+static void put_chars(struct text *t, const char *s, size_t k)
+{
+	if (t->n + 1 >= t->len)
+		return;
+	if (k > t->len - 1 - t->n)
+		k = t->len - 1 - t->n;
+	memcpy(t->buf + t->n, s, k);
+	t->n += k;
+	t->buf[t->n] = '\0';
+}
+
+static void put_str(struct text *t, const char *s)
+{
+	put_chars(t, s, strlen(s));
+}
+
+static void put_u32(struct text *t, uint32_t v)
+{
+	char d[10];
+	size_t k = sizeof(d);
+
+	do
+		d[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	put_chars(t, d + k, sizeof(d) - k);
+}
+
+/* The object's field names marked in `fields`, comma-separated, the first after `sep`. */
+static void put_fields(struct text *t, const struct mem_object *o, uint16_t fields, const char *sep)
+{
+	for (unsigned i = 0; o->fields && o->fields[i] && i < MEMMAP_MAX_FIELDS; i++) {
+		if (!(fields & (1u << i)))
+			continue;
+		put_str(t, sep);
+		put_str(t, o->fields[i]);
+		sep = ",";
+	}
+}
+
 const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len)
 {
 	const struct line_label *l = &mm->labels[line];
 	const struct mem_object *o = &mm->objects[l->object];
-	size_t n;
+	struct text t = { buf, len, 0 };
 
-	if (!o->element) /* a single object: its name says which */
-		n = (size_t)snprintf(buf, len, "%s", o->name);
-	else if (l->first == l->last)
-		n = (size_t)snprintf(buf, len, "%s %s %u", o->name, o->element, l->first);
-	else
-		n = (size_t)snprintf(buf, len, "%s %s %u-%u", o->name, o->element, l->first, l->last);
-	if (l->fields && o->fields && n < len) {
-		const char *sep = " (";
-
-		for (unsigned i = 0; o->fields[i] && i < MEMMAP_MAX_FIELDS && n < len; i++) {
-			if (!(l->fields & (1u << i)))
-				continue;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, o->fields[i]);
-			sep = ",";
+	buf[0] = '\0';
+	put_str(&t, o->name);
+	if (o->element) { /* else a single object: its name says which */
+		put_str(&t, " ");
+		put_str(&t, o->element);
+		put_str(&t, " ");
+		put_u32(&t, l->first);
+		if (l->first != l->last) {
+			put_str(&t, "-");
+			put_u32(&t, l->last);
 		}
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, ")");
 	}
-	if (l->mixed && n < len)
-		snprintf(buf + n, len - n, " +other objects");
+	if (l->fields && o->fields) {
+		put_fields(&t, o, l->fields, " (");
+		put_str(&t, ")");
+	}
+	if (l->mixed)
+		put_str(&t, " +other objects");
 	return buf;
 }
 
 const char *memmap_fields(const struct memmap *mm, uint32_t line, char *buf, size_t len)
 {
 	const struct line_label *l = &mm->labels[line];
-	const struct mem_object *o = &mm->objects[l->object];
-	size_t n = 0;
+	struct text t = { buf, len, 0 };
 
 	buf[0] = '\0';
-	for (unsigned i = 0; o->fields && o->fields[i] && i < MEMMAP_MAX_FIELDS && n < len; i++)
-		if (l->fields & (1u << i))
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", o->fields[i]);
+	put_fields(&t, &mm->objects[l->object], l->fields, "");
 	return buf;
 }
 

@@ -147,7 +147,8 @@ char *results_text(struct results *r, const char *s)
 static int gather_lines(struct results *r, const struct sim *s)
 {
 	const struct coherence *coh = &s->coh;
-	char *fields = NULL;
+	char *fields = NULL; /* the previous line's field names, shared while they repeat */
+	const struct line_label *fields_of = NULL;
 	uint32_t n = 0;
 
 	for (uint32_t l = 0; l < coh->nlines; l++)
@@ -181,9 +182,10 @@ static int gather_lines(struct results *r, const struct sim *s)
 		h->last = lab->last;
 		h->mixed = lab->mixed;
 		h->what = results_text(r, memmap_describe(&s->mem, l, buf, sizeof(buf)));
-		memmap_fields(&s->mem, l, buf, sizeof(buf));
-		h->fields = fields && strcmp(fields, buf) == 0 ? fields : results_text(r, buf);
-		fields = h->fields;
+		if (!fields || fields_of->object != lab->object || fields_of->fields != lab->fields)
+			fields = results_text(r, memmap_fields(&s->mem, l, buf, sizeof(buf)));
+		fields_of = lab;
+		h->fields = fields;
 		if (!h->what || !h->fields)
 			return -1;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "models/coherence.h"
+#include "models/memmap.h"
 #include "tests/testutil.h"
 
 #define NS 1000ull
@@ -480,6 +481,47 @@ START_TEST(test_solo_bits)
 }
 END_TEST
 
+/* What the result file says lives on a line (models/memmap.h), worked out by hand:
+ * the object, its element's index range, the fields on it, other objects. */
+START_TEST(test_line_descriptions)
+{
+	static const char *const bucket_fields[] = { "waiters", "lock", "chain", NULL };
+	const uint64_t base = UINT64_C(0x7f0000000000);
+	struct memmap mm;
+	char buf[128], small[12];
+
+	setup_with_hold("0ns");
+	ck_assert_int_eq(memmap_init(&mm, &fx.c, 2, base), 0);
+	uint32_t hash = memmap_object(&mm, "global hash", "bucket", bucket_fields);
+	uint32_t mmobj = memmap_object(&mm, "mm of process 0", NULL, NULL);
+	ck_assert_uint_ne(hash, MEMMAP_NONE);
+	ck_assert_uint_ne(mmobj, MEMMAP_NONE);
+
+	/* bucket 17 alone, two of its fields */
+	uint32_t a = memmap_line(&mm, base, hash, 17, 0);
+	ck_assert_uint_eq(memmap_line(&mm, base + 8, hash, 17, 1), a);
+	/* buckets 18-19 on one line, one field each; the mm shares it */
+	uint32_t b = memmap_line(&mm, base + 64, hash, 19, 2);
+	ck_assert_uint_eq(memmap_line(&mm, base + 96, hash, 18, 0), b);
+	ck_assert_uint_eq(memmap_line(&mm, base + 120, mmobj, 0, -1), b);
+	/* the mm alone on a line: no element, no fields */
+	uint32_t c = memmap_line(&mm, base + 128, mmobj, 0, -1);
+
+	ck_assert_str_eq(memmap_describe(&mm, a, buf, sizeof(buf)), "global hash bucket 17 (waiters,lock)");
+	ck_assert_str_eq(memmap_fields(&mm, a, buf, sizeof(buf)), "waiters,lock");
+	ck_assert_str_eq(memmap_describe(&mm, b, buf, sizeof(buf)),
+			 "global hash bucket 18-19 (waiters,chain) +other objects");
+	ck_assert_str_eq(memmap_fields(&mm, b, buf, sizeof(buf)), "waiters,chain");
+	ck_assert_str_eq(memmap_describe(&mm, c, buf, sizeof(buf)), "mm of process 0");
+	ck_assert_str_eq(memmap_fields(&mm, c, buf, sizeof(buf)), "");
+	/* cut to the buffer, as snprintf would, and terminated */
+	ck_assert_str_eq(memmap_describe(&mm, a, small, sizeof(small)), "global hash");
+	ck_assert_str_eq(memmap_fields(&mm, b, small, 5), "wait");
+	memmap_free(&mm);
+	teardown();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coherence");
@@ -495,6 +537,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_directory_cache);
 	tcase_add_test(tc, test_dircache_lru);
 	tcase_add_test(tc, test_solo_bits);
+	tcase_add_test(tc, test_line_descriptions);
 	suite_add_tcase(s, tc);
 	return s;
 }
