@@ -12,42 +12,37 @@ int dircache_init(struct dircache *d, uint32_t nodes, uint32_t lines, uint32_t w
 	d->nodes = nodes;
 	d->ways = ways;
 	d->sets = lines / ways;
-	d->tag = calloc(n ? n : 1, sizeof(*d->tag));
-	d->used = calloc(n ? n : 1, sizeof(*d->used));
-	if (!d->tag || !d->used) {
-		dircache_free(d);
+	/* aligned so that a set of 8 ways is one host cache line */
+	size_t bytes = ((n ? n : 1) * sizeof(*d->tag) + 63) / 64 * 64;
+	d->tag = aligned_alloc(64, bytes);
+	if (!d->tag)
 		return -1;
-	}
+	memset(d->tag, 0, bytes);
 	return 0;
 }
 
 void dircache_free(struct dircache *d)
 {
 	free(d->tag);
-	free(d->used);
 	memset(d, 0, sizeof(*d));
 }
 
 bool dircache_lookup(struct dircache *d, uint32_t home, uint64_t addr)
 {
 	uint64_t key = addr / 64 + 1;
-	size_t base = ((size_t)home * d->sets + (size_t)(addr / 64 % d->sets)) * d->ways;
-	size_t victim = base;
+	uint64_t *set = d->tag + ((size_t)home * d->sets + (size_t)(addr / 64 % d->sets)) * d->ways;
+	uint32_t i = 0;
 
-	d->clock++;
-	for (size_t i = base; i < base + d->ways; i++) {
-		if (d->tag[i] == key) {
-			d->used[i] = d->clock;
-			return true;
-		}
-		/* empty ways have used == 0 and go first */
-		if (d->used[i] < d->used[victim])
-			victim = i;
-	}
-	d->tag[victim] = key;
-	d->used[victim] = d->clock;
-	d->misses++;
-	return false;
+	/* found at i, or i = the last way: the least recently used, or empty */
+	while (i < d->ways - 1 && set[i] != key && set[i] != 0)
+		i++;
+	bool hit = set[i] == key;
+	/* the entry moves to the front, the more recent ones one way down */
+	for (; i > 0; i--)
+		set[i] = set[i - 1];
+	set[0] = key;
+	d->misses += !hit;
+	return hit;
 }
 
 void dircache_reset_stats(struct dircache *d)
@@ -57,5 +52,5 @@ void dircache_reset_stats(struct dircache *d)
 
 uint64_t dircache_bytes(uint32_t nodes, uint32_t lines)
 {
-	return (uint64_t)nodes * lines * 2 * sizeof(uint64_t);
+	return (uint64_t)nodes * lines * sizeof(uint64_t);
 }

@@ -6,7 +6,9 @@
  * (machine.directory_read); the entry is then allocated, evicting the set's least
  * recently used one. So cross-node transfers get dearer once the set of bouncing
  * lines outgrows the cache, and stay at their point-to-point cost below that.
- * Deterministic: sets by line address, LRU by an access counter.
+ * Deterministic: sets by line address; each set keeps its tags in order of last
+ * use, most recent first, so a lookup reads one set's tags (one host cache line at
+ * 8 ways) and the least recently used is the last.
  */
 #ifndef FUTEXSIM_DIRCACHE_H
 #define FUTEXSIM_DIRCACHE_H
@@ -16,9 +18,8 @@
 
 struct dircache {
 	uint32_t nodes, sets, ways;
-	uint64_t *tag;      /* [node][set][way]: line address / 64 + 1, 0 = empty */
-	uint64_t *used;     /* [node][set][way]: `clock` at the entry's last use */
-	uint64_t clock;
+	uint64_t *tag;      /* [node][set][way]: line address / 64 + 1, 0 = empty; a set's
+			       in order of last use, most recent first, empty ways last */
 	uint64_t misses;    /* since the last dircache_reset_stats */
 };
 
