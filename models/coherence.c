@@ -46,7 +46,6 @@ void coh_free(struct coherence *c)
 {
 	free(c->lines);
 	free(c->solo_bits);
-	free(c->addr);
 	free(c->sh_pool);
 	free(c->req);
 	free(c->node_transfers);
@@ -61,7 +60,7 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 	if (c->nlines == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 1024;
 		struct line *lines;
-		uint64_t *addrs, *bits;
+		uint64_t *bits;
 
 		if (cap < c->cap || cap >= COH_NONE)
 			return COH_NONE;
@@ -71,10 +70,6 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		if (!lines)
 			return COH_NONE;
 		c->lines = lines;
-		addrs = realloc(c->addr, (size_t)cap * sizeof(*addrs));
-		if (!addrs)
-			return COH_NONE;
-		c->addr = addrs;
 		bits = realloc(c->solo_bits, (size_t)cap / 64 * sizeof(*bits));
 		if (!bits)
 			return COH_NONE;
@@ -92,8 +87,8 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		.grace_cpu = COH_NONE,
 		.solo = COH_UNUSED,
 		.home_node = (uint8_t)home_node,
+		.addr = addr,
 	};
-	c->addr[id] = addr;
 	return id;
 }
 
@@ -329,7 +324,7 @@ static inline simtime_t directory_ps(struct coherence *c, uint32_t line, uint32_
 	const struct machine *m = c->m;
 
 	if (m->snoop != SNOOP_HOME || m->cpu_node[from] == m->cpu_node[to] ||
-	    dircache_lookup(&c->dir, c->lines[line].home_node, c->addr[line]))
+	    dircache_lookup(&c->dir, c->lines[line].home_node, c->lines[line].addr))
 		return 0;
 	return m->directory_read_ps;
 }
@@ -577,8 +572,8 @@ void coh_reset_stats(struct coherence *c)
 
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 {
-	/* its state, address, sharer bitset (when it has more than two) and solo bit (a byte, rounded up) */
-	uint64_t per_line = sizeof(struct line) + sizeof(uint64_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
+	/* its state (address included), sharer bitset (when it has more than two) and solo bit (a byte, rounded up) */
+	uint64_t per_line = sizeof(struct line) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
 	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
 
 	return bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir);

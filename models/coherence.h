@@ -38,6 +38,7 @@
 #define FUTEXSIM_COHERENCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "models/dircache.h"
@@ -86,7 +87,12 @@ struct line {
 	simtime_t free_at;     /* the transfer in flight lets the line move on from then */
 	uint64_t reads, writes; /* accesses, hits and misses */
 	struct line_stats stats;
+	uint64_t addr;          /* its first byte's address (a directory cache's set and tag) */
 } __attribute__((aligned(128)));
+
+/* The first half (what a hit reads) and the whole in two host cache lines. */
+_Static_assert(offsetof(struct line, reads) == 64 && sizeof(struct line) == 128,
+	       "struct line: two host cache lines, the hit path's fields in the first");
 
 struct coh_request {
 	uint32_t cpu;
@@ -109,7 +115,6 @@ struct coherence {
 	 * state: a task about to touch a shared line (most often a bucket it has just
 	 * picked) learns it is not solo without a host cache miss on the line */
 	uint64_t *solo_bits;
-	uint64_t *addr;        /* per line: address of its first byte */
 	uint64_t *sh_pool;     /* sh_cap bitsets of `words` words: the sharers of lines with
 				  more than 2; a free one holds the next free index in word 0 */
 	uint32_t sh_n, sh_cap, sh_free;

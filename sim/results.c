@@ -167,7 +167,7 @@ static int gather_lines(struct results *r, const struct sim *s)
 			continue;
 		h = &r->lines[r->nlines++];
 		h->line = l;
-		h->address = coh->addr[l];
+		h->address = ln->addr;
 		h->home_node = ln->home_node;
 		h->reads = ln->reads;
 		h->writes = ln->writes;
