@@ -43,6 +43,10 @@ struct hashbench {
 	uint64_t *array;            /* per thread: address of futex[0] */
 	struct uop *progs;          /* [(thread * NPROG_VARIANTS + variant) * MAX_UOPS] */
 	uint32_t *nuops;            /* [thread * NPROG_VARIANTS + variant] */
+	/* [thread * NPROG_VARIANTS + variant]: the thread whose slot holds the program.
+	 * Threads of a process mostly run equal programs, kept once: the interpreter
+	 * then reads one copy, warm in the host's cache, not one per thread. */
+	uint32_t *prog_owner;
 };
 
 static int parse(const struct yt_node *n, const struct machine *m, void **params, struct fs_error *e)
@@ -104,6 +108,7 @@ static void free_state(void *state)
 	free(h->array);
 	free(h->progs);
 	free(h->nuops);
+	free(h->prog_owner);
 	free(h);
 }
 
@@ -179,24 +184,42 @@ static int place_arrays(struct hashbench *h, uint32_t pid, struct fs_error *e)
 	return 0;
 }
 
-static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
+/* Task `task`'s own slot for program `variant`. */
+static struct uop *prog_slot(struct hashbench *h, uint32_t task, int variant)
 {
 	return &h->progs[((size_t)task * NPROG_VARIANTS + (size_t)variant) * MAX_UOPS];
+}
+
+/* The program `task` runs as `variant`: its own, or an equal one of its process. */
+static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
+{
+	return prog_slot(h, h->prog_owner[task * NPROG_VARIANTS + (uint32_t)variant], variant);
+}
+
+static bool uops_equal(const struct uop *a, const struct uop *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].kind != b[i].kind || a[i].access != b[i].access || a[i].operand != b[i].operand ||
+		    a[i].arg != b[i].arg || a[i].work_ps != b[i].work_ps)
+			return false;
+	return true;
 }
 
 static int build_program(struct hashbench *h, struct task *t, int variant, struct fs_error *e)
 {
 	const struct world *world = h->world;
-	struct path_builder b = procset_builder(&h->ps, t, variant, h->p->shared, prog_of(h, t->id, variant), MAX_UOPS);
+	struct path_builder b = procset_builder(&h->ps, t, variant, h->p->shared, prog_slot(h, t->id, variant), MAX_UOPS);
 
 	path_emit_work(&b, fs_cost_ps(h->p->loop_cost, world->m->freq_khz));
 	if (futex_path_build(&b, FOP_WAIT_EAGAIN, e) < 0)
 		return -1;
 	h->nuops[t->id * NPROG_VARIANTS + (uint32_t)variant] = b.n;
+	h->prog_owner[t->id * NPROG_VARIANTS + (uint32_t)variant] = t->id;
 	return 0;
 }
 
-/* Builds every program variant of process `pid`'s threads. */
+/* Builds every program variant of process `pid`'s threads; a thread whose
+ * program equals the previous thread's runs that one. */
 static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 {
 	const struct process *hp = &h->world->ft->procs[pid];
@@ -205,6 +228,14 @@ static int build_programs(struct hashbench *h, uint32_t pid, struct fs_error *e)
 		for (int v = 0; v < NPROG_VARIANTS; v++)
 			if ((v == PROG_NORMAL || procset_uses_atomic_mode(&h->ps, pid)) && build_program(h, &h->world->tasks->v[i], v, e) < 0)
 				return -1;
+	for (uint32_t i = hp->first_task + 1; i < hp->first_task + hp->ntasks; i++)
+		for (uint32_t v = 0; v < NPROG_VARIANTS; v++) {
+			uint32_t n = h->nuops[i * NPROG_VARIANTS + v];
+
+			if (n == h->nuops[(i - 1) * NPROG_VARIANTS + v] &&
+			    uops_equal(prog_slot(h, i, (int)v), prog_of(h, i - 1, (int)v), n))
+				h->prog_owner[i * NPROG_VARIANTS + v] = h->prog_owner[(i - 1) * NPROG_VARIANTS + v];
+		}
 	return 0;
 }
 
@@ -300,7 +331,7 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 		struct task *t = &world->tasks->v[p->pp.threads + q];
 		const struct task *first = &world->tasks->v[h->world->ft->procs[q].first_task];
 		uint32_t sem = world->ft->procs[q].mmap_sem;
-		struct uop *u = prog_of(h, t->id, PROG_NORMAL);
+		struct uop *u = prog_slot(h, t->id, PROG_NORMAL);
 
 		if (sem == RWSEM_NONE)
 			return fs_fail(e, FS_ERR_INPUT, "workload.mm_writes needs an mmap_sem: the kernel's layout.mm "
@@ -350,8 +381,12 @@ static int setup(const struct world *world, const void *params, void **state, st
 	h->page_lines = calloc((size_t)p->pp.threads * h->npage_lines + 1, sizeof(*h->page_lines));
 	h->progs = calloc((size_t)ntasks(p) * NPROG_VARIANTS * MAX_UOPS, sizeof(*h->progs));
 	h->nuops = calloc((size_t)ntasks(p) * NPROG_VARIANTS, sizeof(*h->nuops));
-	if (!h->targets || !h->next || !h->array || !h->progs || !h->nuops || !h->word_lines || !h->page_lines)
+	h->prog_owner = malloc((size_t)ntasks(p) * NPROG_VARIANTS * sizeof(*h->prog_owner));
+	if (!h->targets || !h->next || !h->array || !h->progs || !h->nuops || !h->prog_owner || !h->word_lines ||
+	    !h->page_lines)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	for (uint32_t i = 0; i < ntasks(p) * NPROG_VARIANTS; i++)
+		h->prog_owner[i] = i / NPROG_VARIANTS;
 	if (setup_processes(h, e) < 0 || (p->mm_write_rate && setup_mm_writers(h, e) < 0))
 		return -1;
 	for (uint32_t i = 0; i < p->pp.threads; i++)
@@ -420,7 +455,7 @@ static void size(const void *params, struct workload_size *out)
 	out->targets = (uint64_t)p->pp.threads * p->futexes;
 	out->bytes = (uint64_t)p->pp.threads * p->futexes * sizeof(struct hb_target) +
 		     (uint64_t)p->pp.threads * ((4ull * p->futexes + 63) / 64 + 1) * sizeof(uint32_t) * (p->shared ? 2 : 1) +
-		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + sizeof(uint32_t)) +
+		     (uint64_t)ntasks(p) * NPROG_VARIANTS * (MAX_UOPS * sizeof(struct uop) + 2 * sizeof(uint32_t)) +
 		     (uint64_t)p->pp.threads * (sizeof(uint32_t) + sizeof(uint64_t));
 }
 
