@@ -189,7 +189,9 @@ bench: deps
 # (analysis/calibration-loo-*.yaml, fitted by make calibrate), with the costs fitted on
 # the left-out tables back at their unfitted values, each point with the 1-sigma band of
 # its error from that fit's covariance (--band: 2 more passes per fitted machine cost);
-# last, every table from the E5's hardware facts alone (what a machine without data gets).
+# then every table from the E5's hardware facts alone (what a machine without data gets);
+# last, two figures of the 4-socket E7 from its hardware facts: a published contended-lock
+# result (analysis/cna-check) and the v11 table predicted blind (analysis/predict-v11).
 LOO_PREDICT := --set "kernel.costs.key_shared=250 cycles" --set "kernel.hash_costs.jhash2_addr_offs=28 cycles" \
   --set "kernel.hash_costs.xxhash=25 cycles" --set "kernel.hash_costs.hash_long=5 cycles" \
   --set "kernel.hash_costs.crc32c=10 cycles" --set "kernel.hash_costs.crc32=30 cycles" \
@@ -208,6 +210,8 @@ validate: deps
 	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
 	@echo "== another machine, hardware facts alone: qspinlock and CNA on the 4-socket E7 (published: locktorture on an E7-8895 v3)"
 	@sh analysis/cna-check $(BIN)
+	@echo "== another machine, hardware facts alone: the v11 table predicted for the 4-socket E7 (its figures are not in our sources)"
+	@sh analysis/predict-v11 e7-8890v3-4s $(BIN)
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
 	  $(PYTHON) analysis/plot_validation.py results/validation; \
 	else echo "python3-matplotlib missing: no plot (apt-get install python3-matplotlib)"; fi
