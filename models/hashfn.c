@@ -46,11 +46,7 @@ static inline void store_le32(uint8_t *p, uint32_t v)
 /* floor(log2(x)) for x >= 1; 0 for x == 0 so callers never shift by garbage. */
 static inline unsigned log2_floor(uint32_t x)
 {
-	unsigned bits = 0;
-
-	while (x >>= 1)
-		bits++;
-	return bits;
+	return x ? 31u - (unsigned)__builtin_clz(x) : 0;
 }
 
 /* ---- Bob Jenkins' lookup3 (hashword = the kernel's jhash2, hashlittle) ------ */

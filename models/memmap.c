@@ -30,6 +30,7 @@ int memmap_init(struct memmap *mm, struct coherence *coh, uint32_t nodes, uint64
 	mm->user_base = user_base;
 	for (uint32_t n = 0; n < nodes; n++)
 		mm->next_user[n] = user_base + ((uint64_t)n << USER_NODE_SHIFT);
+	mm->last_line = MEMMAP_NONE;
 	mm->map_cap = 1024;
 	mm->map_keys = malloc(mm->map_cap * sizeof(*mm->map_keys));
 	mm->map_vals = malloc(mm->map_cap * sizeof(*mm->map_vals));
@@ -164,31 +165,39 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 {
 	uint64_t key = addr & ~(uint64_t)(LINE_SIZE - 1);
 	uint16_t bit = field >= 0 && field < (int)MEMMAP_MAX_FIELDS ? (uint16_t)(1u << field) : 0;
-	size_t s;
+	uint32_t line = mm->last_line != MEMMAP_NONE && mm->last_key == key ? mm->last_line : MEMMAP_NONE;
+	size_t s = 0;
 
-	if ((mm->map_len + 1) * 4 > mm->map_cap * 3 && map_grow(mm) < 0)
-		return MEMMAP_NONE;
-	for (s = slot_of(key, mm->map_cap); mm->map_vals[s] != MEMMAP_NONE; s = (s + 1) & (mm->map_cap - 1)) {
-		if (mm->map_keys[s] == key) {
-			struct line_label *l = &mm->labels[mm->map_vals[s]];
-
-			if (l->object != object) {
-				l->mixed = 1;
-			} else {
-				l->first = index < l->first ? index : l->first;
-				l->last = index > l->last ? index : l->last;
-				l->fields |= bit;
+	if (line == MEMMAP_NONE) {
+		if ((mm->map_len + 1) * 4 > mm->map_cap * 3 && map_grow(mm) < 0)
+			return MEMMAP_NONE;
+		for (s = slot_of(key, mm->map_cap); mm->map_vals[s] != MEMMAP_NONE; s = (s + 1) & (mm->map_cap - 1))
+			if (mm->map_keys[s] == key) {
+				line = mm->map_vals[s];
+				break;
 			}
-			return mm->map_vals[s];
-		}
 	}
-	uint32_t line = coh_add_line(mm->coh, key, memmap_home_node(mm, key));
-	if (line == COH_NONE || ensure_labels(mm, line) < 0)
-		return MEMMAP_NONE;
-	mm->labels[line] = (struct line_label){ object, index, index, bit, 0 };
-	mm->map_keys[s] = key;
-	mm->map_vals[s] = line;
-	mm->map_len++;
+	if (line != MEMMAP_NONE) {
+		struct line_label *l = &mm->labels[line];
+
+		if (l->object != object) {
+			l->mixed = 1;
+		} else {
+			l->first = index < l->first ? index : l->first;
+			l->last = index > l->last ? index : l->last;
+			l->fields |= bit;
+		}
+	} else {
+		line = coh_add_line(mm->coh, key, memmap_home_node(mm, key));
+		if (line == COH_NONE || ensure_labels(mm, line) < 0)
+			return MEMMAP_NONE;
+		mm->labels[line] = (struct line_label){ object, index, index, bit, 0 };
+		mm->map_keys[s] = key;
+		mm->map_vals[s] = line;
+		mm->map_len++;
+	}
+	mm->last_key = key;
+	mm->last_line = line;
 	return line;
 }
 

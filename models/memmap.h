@@ -67,6 +67,10 @@ struct memmap {
 	uint64_t *map_keys;
 	uint32_t *map_vals;
 	size_t map_cap, map_len;
+	/* the line of the last lookup (an array's elements come in address order, 16
+	 * futex words to a line): no probe of the map for the next element */
+	uint64_t last_key;
+	uint32_t last_line;      /* MEMMAP_NONE before the first */
 };
 
 /* `user_base` places the user heap (randomised per seed like ASLR); must be page

@@ -364,25 +364,65 @@ static void run(struct tasks *ts, struct task *t)
 	}
 }
 
+/* Whether the line micro-op `u` touches depends on the op's target. */
+static bool line_of_target(const struct uop *u)
+{
+	switch (u->operand) {
+	case OPND_BUCKET_FIELD:
+	case OPND_WORD_LINE:
+	case OPND_PAGE_LINE:
+	case OPND_BUCKET2_FIELD:
+	case OPND_PI_STATE:
+	case OPND_PI_STATE2:
+	case OPND_WORD2_LINE:
+		return u->kind == UOP_ACCESS;
+	case OPND_BUCKET_LOCK:
+		return u->kind == UOP_LOCK || u->kind == UOP_UNLOCK;
+	default:
+		return false;
+	}
+}
+
+/* Notes the user of the line micro-op `u` of `probe`'s program touches, if any. */
+static void note_uop_line(struct tasks *ts, struct task *probe, const struct uop *u)
+{
+	uint32_t line = COH_NONE;
+
+	if (u->kind == UOP_ACCESS)
+		line = resolve_line(probe, u);
+	else if (u->kind == UOP_RWSEM)
+		line = ts->rwsems->v[u->arg].line;
+	else if ((u->kind == UOP_LOCK || u->kind == UOP_UNLOCK) && u->operand == OPND_BUCKET_LOCK)
+		uop_lock(probe, u, &probe->lock, &line);
+	if (line != COH_NONE)
+		coh_note_user(ts->coh, line, probe->id);
+}
+
 void task_note_lines(struct tasks *ts, const struct task *t, const struct op_target *targets, uint32_t ntargets)
 {
 	struct task probe = *t;
+	/* noting a user twice changes nothing: every line of the first target, then
+	 * only the micro-ops whose line moves with the target (all of them again if
+	 * there are too many to list) */
+	uint32_t moving[256], nmoving = 0;
+	bool listed = true;
 
 	for (uint32_t j = 0; j < ntargets; j++) {
 		/* a requeue's second futex is one of the targets too */
 		probe.target = probe.target2 = targets[j];
+		if (j > 0 && listed) {
+			for (uint32_t k = 0; k < nmoving; k++)
+				note_uop_line(ts, &probe, &t->prog[moving[k]]);
+			continue;
+		}
 		for (uint32_t pc = 0; pc < t->nuops; pc++) {
-			const struct uop *u = &t->prog[pc];
-			uint32_t line = COH_NONE;
-
-			if (u->kind == UOP_ACCESS)
-				line = resolve_line(&probe, u);
-			else if (u->kind == UOP_RWSEM)
-				line = ts->rwsems->v[u->arg].line;
-			else if ((u->kind == UOP_LOCK || u->kind == UOP_UNLOCK) && u->operand == OPND_BUCKET_LOCK)
-				uop_lock(&probe, u, &probe.lock, &line);
-			if (line != COH_NONE)
-				coh_note_user(ts->coh, line, t->id);
+			note_uop_line(ts, &probe, &t->prog[pc]);
+			if (j == 0 && line_of_target(&t->prog[pc])) {
+				if (nmoving < 256)
+					moving[nmoving++] = pc;
+				else
+					listed = false;
+			}
 		}
 	}
 }

@@ -269,10 +269,15 @@ static void note_lines(struct hashbench *h, struct task *t)
 			continue;
 		t->prog = prog_of(h, t->id, v);
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + (uint32_t)v];
-		for (uint32_t j = 0; j < h->p->futexes; j++) {
-			struct op_target one = target_of(h, t->id, j);
+		/* in batches: after a batch's first target only the lines that move with
+		 * the target are looked at */
+		for (uint32_t j = 0; j < h->p->futexes;) {
+			struct op_target batch[64];
+			uint32_t n = 0;
 
-			task_note_lines(h->world->tasks, t, &one, 1);
+			while (n < 64 && j < h->p->futexes)
+				batch[n++] = target_of(h, t->id, j++);
+			task_note_lines(h->world->tasks, t, batch, n);
 		}
 	}
 	select_program(h, t);
