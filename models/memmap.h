@@ -108,7 +108,8 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
  * (kept under 3/4 full), at the capacity they double to. */
 uint64_t memmap_bytes(uint64_t nlines);
 
-/* "global hash node 0 bucket 17-18 (waiters,lock)" into buf; returns buf. */
+/* "global hash node 0 bucket 17-18 (waiters,lock)" into buf (len > 0; cut to it,
+ * terminated); returns buf. */
 const char *memmap_describe(const struct memmap *mm, uint32_t line, char *buf, size_t len);
 /* The names of the line's object's fields that live on it ("waiters,lock"), into buf. */
 const char *memmap_fields(const struct memmap *mm, uint32_t line, char *buf, size_t len);
