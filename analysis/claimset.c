@@ -251,7 +251,9 @@ static int check_pernode(const struct claim *c, const struct claim_options *o, s
 			}
 	double bound = tp[0][0][1] / tp[0][0][0], spread = tp[0][1][1] / tp[0][1][0];
 
-	r->holds = bound > 1.05 && spread < bound - 0.05 && fabs(spread - 1) < 0.05;
+	/* helps bound (by 5% or more), does not help spread (its neighbours' prefetches
+	 * may make it a little slower, as on the Intel machines) */
+	r->holds = bound > 1.05 && spread < bound - 0.05 && spread < 1.05;
 	figures(r,
 		"private futexes (2.6.22 ops), per-node vs global ops/s: each process on one node %.0f vs %.0f "
 		"(x%.2f); spread %.0f vs %.0f (x%.2f). With 2.6.18's mmap_sem on every op: x%.2f bound, x%.2f spread",

@@ -29,9 +29,10 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 	c->words = (m->ncpus + 63) / 64;
 	c->sh_free = COH_NONE;
 	c->nrequesters = nrequesters;
-	c->req = calloc(nrequesters ? nrequesters : 1, sizeof(*c->req));
+	c->req = calloc((size_t)nrequesters + m->ncpus, sizeof(*c->req));
+	c->prefetching = calloc(m->ncpus, sizeof(*c->prefetching));
 	c->node_transfers = calloc((size_t)m->nodes * m->nodes, sizeof(*c->node_transfers));
-	if (!c->req || !c->node_transfers ||
+	if (!c->req || !c->prefetching || !c->node_transfers ||
 	    (m->snoop == SNOOP_HOME && dircache_init(&c->dir, m->nodes, m->directory_cache_lines,
 						     m->directory_cache_ways))) {
 		coh_free(c);
@@ -48,6 +49,8 @@ void coh_free(struct coherence *c)
 	free(c->solo_bits);
 	free(c->sh_pool);
 	free(c->req);
+	free(c->prefetching);
+	free(c->buddy);
 	free(c->node_transfers);
 	dircache_free(&c->dir);
 	memset(c, 0, sizeof(*c));
@@ -61,6 +64,7 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		uint32_t cap = c->cap ? c->cap * 2 : 1024;
 		struct line *lines;
 		uint64_t *bits;
+		uint32_t *buddy;
 
 		if (cap < c->cap || cap >= COH_NONE)
 			return COH_NONE;
@@ -75,6 +79,10 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 			return COH_NONE;
 		memset(bits + c->cap / 64, 0, (size_t)(cap - c->cap) / 64 * sizeof(*bits));
 		c->solo_bits = bits;
+		buddy = realloc(c->buddy, (size_t)cap * sizeof(*buddy));
+		if (!buddy)
+			return COH_NONE;
+		c->buddy = buddy;
 		c->cap = cap;
 	}
 	id = c->nlines++;
@@ -89,7 +97,14 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		.home_node = (uint8_t)home_node,
 		.addr = addr,
 	};
+	c->buddy[id] = COH_NONE;
 	return id;
+}
+
+void coh_pair_lines(struct coherence *c, uint32_t a, uint32_t b)
+{
+	c->buddy[a] = b;
+	c->buddy[b] = a;
 }
 
 /* --- sharer sets: up to 2 in the line (ascending), then a bitset of the pool --- */
@@ -440,12 +455,36 @@ static void on_transfer_done(void *ctx, uint32_t line)
 
 	l->inflight = COH_NONE;
 	l->grace_cpu = c->req[r].cpu;
-	l->grace_until = c->eng->now + c->m->line_hold_ps;
+	/* a prefetched line has no access waiting to complete: no hold */
+	l->grace_until = c->eng->now + (r < c->nrequesters ? c->m->line_hold_ps : 0);
 	if (l->grace_until < l->free_at)
 		l->grace_until = l->free_at;
 	l->grace_write = c->req[r].kind != ACCESS_READ;
 	kick(c, line);
-	c->grant(c->grant_ctx, r, line);
+	if (r >= c->nrequesters) /* a prefetch: the CPU holds a copy now, nobody waits */
+		c->prefetching[r - c->nrequesters] = 0;
+	else
+		c->grant(c->grant_ctx, r, line);
+}
+
+/* The adjacent-line prefetcher of `cpu`, on its demand miss of `line`: a read of
+ * the pair's other line, queued like any request, unless the CPU has a copy, its
+ * prefetcher is busy, or the line is one task's alone (running ahead relies on
+ * nobody else touching it). */
+static void prefetch_buddy(struct coherence *c, uint32_t line, uint32_t cpu)
+{
+	uint32_t b = c->buddy[line], p = c->nrequesters + cpu;
+
+	if (b == COH_NONE || c->prefetching[cpu] || (c->solo_bits[b / 64] >> (b % 64) & 1) ||
+	    coh_holds(c, b, cpu, ACCESS_READ))
+		return;
+	c->prefetching[cpu] = 1;
+	c->req[p] = (struct coh_request){
+		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .contended = line_busy(&c->lines[b]),
+		.issued = c->eng->now,
+	};
+	enqueue(c, b, p);
+	kick(c, b);
 }
 
 /* Queues requester r (whose request is filled in) for the line. */
@@ -456,6 +495,8 @@ static void issue(struct coherence *c, uint32_t line, uint32_t r)
 	c->req[r].contended = line_busy(l);
 	enqueue(c, line, r);
 	kick(c, line);
+	if (c->m->adjacent_line_prefetch)
+		prefetch_buddy(c, line, c->req[r].cpu);
 }
 
 enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
@@ -572,9 +613,11 @@ void coh_reset_stats(struct coherence *c)
 
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 {
-	/* its state (address included), sharer bitset (when it has more than two) and solo bit (a byte, rounded up) */
-	uint64_t per_line = sizeof(struct line) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
+	/* its state (address included), the other line of its pair, sharer bitset (when
+	 * it has more than two) and solo bit (a byte, rounded up) */
+	uint64_t per_line = sizeof(struct line) + sizeof(uint32_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
 	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
+	uint64_t prefetchers = (uint64_t)m->ncpus * (sizeof(struct coh_request) + 1);
 
-	return bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir);
+	return bytes_add(bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir), prefetchers);
 }

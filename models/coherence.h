@@ -21,7 +21,10 @@
  * cache first waits for the directory read (models/dircache.h).
  *
  * Requesters are the simulated tasks (0..nrequesters-1); each has at most one
- * request outstanding. When a queued request completes, the engine calls the
+ * request outstanding. On a machine with adjacent_line_prefetch, a task's demand
+ * miss also queues a read of the other line of the 128-byte pair for its CPU's
+ * prefetcher (one outstanding per CPU; requesters nrequesters + cpu, never
+ * granted), unless that line is one task's alone. When a queued request completes, the engine calls the
  * `grant` callback at the completion time. A requester may also *watch* a line
  * it holds (a spinner): when another CPU writes the line, the watcher's copy is
  * invalidated and a re-read is queued for it automatically; its completion is
@@ -121,7 +124,11 @@ struct coherence {
 	uint32_t words;
 
 	uint32_t nrequesters;
-	struct coh_request *req;
+	struct coh_request *req;  /* nrequesters, then one per CPU for its prefetcher */
+	/* per line: the other line of its 128-byte pair, COH_NONE when it is not
+	 * simulated (machine.adjacent_line_prefetch only) */
+	uint32_t *buddy;
+	uint8_t *prefetching;     /* per CPU: its prefetcher has a request outstanding */
 
 	/* running totals since the last reset (for summaries and time series) */
 	uint64_t total_transfers[XFER_NCLASSES];
@@ -142,6 +149,10 @@ static inline bool coh_solo_to(const struct coherence *c, uint32_t line, uint32_
 
 /* How many lines several requesters are declared to use (coh_note_user). */
 uint32_t coh_shared_lines(const struct coherence *c);
+
+/* Lines `a` and `b` are the two halves of one 128-byte pair (the adjacent-line
+ * prefetcher fetches one when the other misses). */
+void coh_pair_lines(struct coherence *c, uint32_t a, uint32_t b);
 
 /* Adds a line (uncached, home on `home_node`); returns its id, COH_NONE when out of memory. */
 uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node);
@@ -180,8 +191,9 @@ void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint3
 void coh_reset_stats(struct coherence *c);
 
 /* Bytes that `nlines` lines of machine `m` take at most: the line state and its
- * address, in arrays at the capacity they double to, a sharer bitset for each
- * (the most the pool can need), and the directory cache of a home-snoop machine. */
+ * pair, in arrays at the capacity they double to, a sharer bitset for each (the
+ * most the pool can need), the directory cache of a home-snoop machine and the
+ * CPUs' prefetch requests. */
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m);
 
 /* Accesses, fills and transfers of `line` in the window: 0 when it saw no traffic. */

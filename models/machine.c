@@ -36,7 +36,7 @@ static const char *const machine_keys[] = {
 	"uncertainty", NULL,
 };
 static const char *const coherence_keys[] = {
-	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", NULL,
+	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", "adjacent_line_prefetch", NULL,
 };
 static const char *const snoop_names[] = { "source", "home", NULL };
 static const char *const topology_keys[] = {
@@ -366,6 +366,7 @@ static int read_coherence(const struct yt_node *root, struct machine *m, struct 
 	if (c && (cfg_expect(c, YT_MAP, "coherence", e) || cfg_check_keys(c, "coherence", coherence_keys, e)))
 		return -1;
 	if (cfg_get_u32(c, "local_handoffs", 0, 0, 64, &m->local_handoffs, e) ||
+	    cfg_get_bool(c, "adjacent_line_prefetch", false, &m->adjacent_line_prefetch, e) ||
 	    cfg_get_enum(c, "snoop", snoop_names, SNOOP_SOURCE, &snoop, e))
 		return -1;
 	m->snoop = (enum snoop_mode)snoop;

@@ -74,6 +74,8 @@ struct machine {
 					      costs this x 1/1000 of the point-to-point figure */
 	uint32_t local_handoffs;   /* a contended line goes to up to this many requesters of its
 				      holder's node ahead of an earlier one of another node (0: FIFO) */
+	bool adjacent_line_prefetch; /* a demand miss also fetches, as a read, the other line of
+					its 128-byte pair (Intel's L2 spatial prefetcher) */
 	enum snoop_mode snoop;
 	uint32_t directory_cache_lines, directory_cache_ways; /* per home node (SNOOP_HOME) */
 	simtime_t directory_read_ps; /* a cross-node transfer missing the directory cache

@@ -195,6 +195,13 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 		mm->map_keys[s] = key;
 		mm->map_vals[s] = line;
 		mm->map_len++;
+		/* the other line of its 128-byte pair, if simulated */
+		for (size_t t = slot_of(key ^ LINE_SIZE, mm->map_cap); mm->map_vals[t] != MEMMAP_NONE;
+		     t = (t + 1) & (mm->map_cap - 1))
+			if (mm->map_keys[t] == (key ^ LINE_SIZE)) {
+				coh_pair_lines(mm->coh, line, mm->map_vals[t]);
+				break;
+			}
 	}
 	mm->last_key = key;
 	mm->last_line = line;

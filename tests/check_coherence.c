@@ -481,6 +481,64 @@ START_TEST(test_solo_bits)
 }
 END_TEST
 
+/* The adjacent-line prefetcher (machine coherence.adjacent_line_prefetch): a demand
+ * miss of one line of a 128-byte pair also reads the other into the same CPU, with
+ * no grant to anyone; its owner loses exclusivity, so its next write must
+ * invalidate the copy. A line one task alone uses is never prefetched. */
+START_TEST(test_adjacent_line_prefetch)
+{
+	char yaml[1024];
+	simtime_t cost;
+
+	memset(&fx, 0, sizeof(fx));
+	snprintf(yaml, sizeof(yaml), machine_fmt, "0ns", "");
+	strncat(yaml, "coherence: {adjacent_line_prefetch: true}\n", sizeof(yaml) - strlen(yaml) - 1);
+	tu_machine(&fx.m, yaml);
+	ck_assert(fx.m.adjacent_line_prefetch);
+	ck_assert_int_eq(engine_init(&fx.e), 0);
+	ck_assert_int_eq(coh_init(&fx.c, &fx.m, &fx.e, 8, on_grant, &fx), 0);
+	uint32_t a = coh_add_line(&fx.c, 0x1000, 0), b = coh_add_line(&fx.c, 0x1040, 0);
+	uint32_t d = coh_add_line(&fx.c, 0x3000, 0), solo = coh_add_line(&fx.c, 0x3040, 0);
+	coh_pair_lines(&fx.c, a, b);
+	coh_pair_lines(&fx.c, d, solo);
+	coh_note_user(&fx.c, solo, 5);
+
+	at(0); /* CPU 2 (node 1) writes b: remote DRAM, 150 ns; its prefetcher fills a too */
+	ck_assert_int_eq(access_(b, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	ck_assert_uint_eq(fx.n, 1);
+	expect_grant(0, 2, 150 * NS);
+	ck_assert_uint_eq(fx.c.lines[a].owner, 2);
+	ck_assert_uint_eq(fx.c.lines[a].stats.fills, 1);
+
+	at(200 * NS); /* CPU 0 writes a: from CPU 2, 100 ns; its prefetcher reads b from CPU 2 */
+	ck_assert_int_eq(access_(a, 0, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	ck_assert_uint_eq(fx.n, 2);
+	expect_grant(1, 0, 300 * NS);
+	ck_assert_uint_eq(fx.c.lines[b].owner, COH_NONE);
+	ck_assert_uint_eq(fx.c.lines[b].nsharers, 2);
+
+	at(400 * NS); /* CPU 2 writes b again: no longer a hit, CPU 0's copy goes first (100 ns) */
+	ck_assert_int_eq(access_(b, 2, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	ck_assert_uint_eq(fx.n, 3);
+	expect_grant(2, 2, 500 * NS);
+	ck_assert_uint_eq(fx.c.lines[b].owner, 2);
+	ck_assert_uint_eq(fx.c.lines[a].nsharers, 2); /* and CPU 2's prefetcher took a copy of a */
+	ck_assert_uint_eq(fx.c.lines[a].stats.transfers[XFER_REMOTE], 2);
+	ck_assert_uint_eq(fx.c.lines[b].stats.transfers[XFER_REMOTE], 2);
+
+	at(600 * NS); /* d's pair is one task's alone: not prefetched */
+	ck_assert_int_eq(access_(d, 1, ACCESS_WRITE, &cost), COH_WAIT);
+	finish();
+	ck_assert_uint_eq(fx.n, 4);
+	ck_assert_uint_eq(fx.c.lines[solo].owner, COH_NONE);
+	ck_assert_uint_eq(fx.c.lines[solo].stats.fills, 0);
+	teardown();
+}
+END_TEST
+
 /* What the result file says lives on a line (models/memmap.h), worked out by hand:
  * the object, its element's index range, the fields on it, other objects. */
 START_TEST(test_line_descriptions)
@@ -538,6 +596,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dircache_lru);
 	tcase_add_test(tc, test_solo_bits);
 	tcase_add_test(tc, test_line_descriptions);
+	tcase_add_test(tc, test_adjacent_line_prefetch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -521,11 +521,13 @@ START_TEST(test_shared_futexes_global_private_ones_private)
 	ck_assert_uint_gt(SUM(&a.s, futex_calls), 100);
 	ck_assert_uint_gt(SUM(&b.s, futex_calls), 100);
 	ck_assert_uint_gt(tu_transfers_of(&a.s, "global hash"), 0);
-	ck_assert_uint_eq(tu_transfers_of(&a.s, "private hash of"), 0);
+	/* no op touches a private hash (its lines may still move: a neighbour's
+	 * prefetch on the E5) */
+	ck_assert_uint_eq(tu_accesses_of(&a.s, "private hash of"), 0);
 	/* the same 64 mutexes for all 4 processes: resolved once each, by inode */
 	ck_assert_uint_eq(global_futexes(&a.s), 64);
 	ck_assert_uint_eq(global_futexes(&b.s), 0);
-	ck_assert_uint_eq(tu_transfers_of(&b.s, "global hash"), 0);
+	ck_assert_uint_eq(tu_accesses_of(&b.s, "global hash"), 0);
 	for (uint32_t p = 0; p < 4; p++) {
 		char name[64];
 

@@ -77,6 +77,19 @@ unsigned long long tu_transfers_of(const struct sim *s, const char *prefix)
 	return sum;
 }
 
+unsigned long long tu_accesses_of(const struct sim *s, const char *prefix)
+{
+	unsigned long long sum = 0;
+
+	for (uint32_t l = 0; l < s->coh.nlines; l++) {
+		const struct mem_object *o = &s->mem.objects[s->mem.labels[l].object];
+
+		if (strncmp(o->name, prefix, strlen(prefix)) == 0)
+			sum += s->coh.lines[l].reads + s->coh.lines[l].writes;
+	}
+	return sum;
+}
+
 const char *tu_bin(void)
 {
 	const char *bin = getenv("FUTEXSIM");

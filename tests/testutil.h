@@ -33,6 +33,9 @@ double tu_figure(const struct tu_run *r, const char *name);
 /* Sum of transfers (all classes) over the lines of memmap objects whose name
  * starts with `prefix`. */
 unsigned long long tu_transfers_of(const struct sim *s, const char *prefix);
+/* Reads and writes by the run's tasks of the lines whose object name starts with
+ * `prefix` (a prefetcher's reads are not accesses: they move lines, not data to a task). */
+unsigned long long tu_accesses_of(const struct sim *s, const char *prefix);
 
 /* The binary under test: $FUTEXSIM, else bin/futexsim. */
 const char *tu_bin(void);
