@@ -79,10 +79,12 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 			return COH_NONE;
 		memset(bits + c->cap / 64, 0, (size_t)(cap - c->cap) / 64 * sizeof(*bits));
 		c->solo_bits = bits;
-		buddy = realloc(c->buddy, (size_t)cap * sizeof(*buddy));
-		if (!buddy)
-			return COH_NONE;
-		c->buddy = buddy;
+		if (c->m->adjacent_line_prefetch) {
+			buddy = realloc(c->buddy, (size_t)cap * sizeof(*buddy));
+			if (!buddy)
+				return COH_NONE;
+			c->buddy = buddy;
+		}
 		c->cap = cap;
 	}
 	id = c->nlines++;
@@ -97,12 +99,15 @@ uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node)
 		.home_node = (uint8_t)home_node,
 		.addr = addr,
 	};
-	c->buddy[id] = COH_NONE;
+	if (c->buddy)
+		c->buddy[id] = COH_NONE;
 	return id;
 }
 
 void coh_pair_lines(struct coherence *c, uint32_t a, uint32_t b)
 {
+	if (!c->buddy) /* no prefetcher: nothing to remember */
+		return;
 	c->buddy[a] = b;
 	c->buddy[b] = a;
 }
@@ -613,9 +618,10 @@ void coh_reset_stats(struct coherence *c)
 
 uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 {
-	/* its state (address included), the other line of its pair, sharer bitset (when
-	 * it has more than two) and solo bit (a byte, rounded up) */
-	uint64_t per_line = sizeof(struct line) + sizeof(uint32_t) + ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
+	/* its state (address included), the other line of its pair (with the prefetcher),
+	 * sharer bitset (when it has more than two) and solo bit (a byte, rounded up) */
+	uint64_t per_line = sizeof(struct line) + (m->adjacent_line_prefetch ? sizeof(uint32_t) : 0) +
+			    ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
 	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
 	uint64_t prefetchers = (uint64_t)m->ncpus * (sizeof(struct coh_request) + 1);
 

@@ -126,7 +126,7 @@ struct coherence {
 	uint32_t nrequesters;
 	struct coh_request *req;  /* nrequesters, then one per CPU for its prefetcher */
 	/* per line: the other line of its 128-byte pair, COH_NONE when it is not
-	 * simulated (machine.adjacent_line_prefetch only) */
+	 * simulated; NULL without machine.adjacent_line_prefetch */
 	uint32_t *buddy;
 	uint8_t *prefetching;     /* per CPU: its prefetcher has a request outstanding */
 
