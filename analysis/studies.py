@@ -495,7 +495,7 @@ def verdict_placement(runs):
         spread_runs = [r for r in rs if r["nodes_used"] > 1]
         if not one_runs or not spread_runs:
             continue
-        one, spread = (mean([r["ops_per_sec"] for r in runs]) for runs in (one_runs, spread_runs))
+        one, spread = (mean([r["ops_per_sec"] for r in group]) for group in (one_runs, spread_runs))
         rows.append({"machine": machine, "threads": int(threads), "buckets": int(buckets),
                      "nodes": max(r["nodes_used"] for r in spread_runs),
                      "one_socket": one, "spread": spread, "change_pct": 100.0 * (spread / one - 1.0)})

@@ -480,7 +480,7 @@ static void prefetch_buddy(struct coherence *c, uint32_t line, uint32_t cpu)
 {
 	uint32_t b = c->buddy[line], p = c->nrequesters + cpu;
 
-	if (b == COH_NONE || c->prefetching[cpu] || (c->solo_bits[b / 64] >> (b % 64) & 1) ||
+	if (b == COH_NONE || c->prefetching[cpu] || coh_is_solo(c, b) ||
 	    coh_holds(c, b, cpu, ACCESS_READ))
 		return;
 	c->prefetching[cpu] = 1;

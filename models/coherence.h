@@ -141,10 +141,16 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 	     coh_grant_fn grant, void *grant_ctx);
 void coh_free(struct coherence *c);
 
+/* Whether one requester alone is declared to use `line` (coh_note_user). */
+static inline bool coh_is_solo(const struct coherence *c, uint32_t line)
+{
+	return c->solo_bits[line / 64] >> (line % 64) & 1;
+}
+
 /* Whether `line` is solo to `requester` (coh_note_user): only that requester uses it. */
 static inline bool coh_solo_to(const struct coherence *c, uint32_t line, uint32_t requester)
 {
-	return (c->solo_bits[line / 64] >> (line % 64) & 1) && c->lines[line].solo == requester;
+	return coh_is_solo(c, line) && c->lines[line].solo == requester;
 }
 
 /* How many lines several requesters are declared to use (coh_note_user). */

@@ -330,13 +330,9 @@ static void set_defaults(struct kernel_design *k)
 static int parse_spinlock(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
 {
 	const char *names[SPIN_MAX_VARIANTS + 1];
-	size_t n = 0;
 	int idx;
 
-	for (; spin_variants[n].name; n++)
-		names[n] = spin_variants[n].name;
-	names[n] = NULL;
-	if (cfg_get_enum(root, "spinlock", names, 0, &idx, e) < 0)
+	if (cfg_get_enum(root, "spinlock", spin_variant_names(names), 0, &idx, e) < 0)
 		return -1;
 	k->spinlock = &spin_variants[idx];
 	if (k->preempt_rt && idx != 0)

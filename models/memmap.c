@@ -116,6 +116,18 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)(((key >> 6) * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
 }
 
+/* The line at `key`, or MEMMAP_NONE; *slot: where it is, or the free slot it would take. */
+static uint32_t map_find(const struct memmap *mm, uint64_t key, size_t *slot)
+{
+	size_t s;
+
+	for (s = slot_of(key, mm->map_cap); mm->map_vals[s] != MEMMAP_NONE; s = (s + 1) & (mm->map_cap - 1))
+		if (mm->map_keys[s] == key)
+			break;
+	*slot = s;
+	return mm->map_vals[s];
+}
+
 static int map_grow(struct memmap *mm)
 {
 	size_t cap = mm->map_cap * 2;
@@ -171,11 +183,7 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 	if (line == MEMMAP_NONE) {
 		if ((mm->map_len + 1) * 4 > mm->map_cap * 3 && map_grow(mm) < 0)
 			return MEMMAP_NONE;
-		for (s = slot_of(key, mm->map_cap); mm->map_vals[s] != MEMMAP_NONE; s = (s + 1) & (mm->map_cap - 1))
-			if (mm->map_keys[s] == key) {
-				line = mm->map_vals[s];
-				break;
-			}
+		line = map_find(mm, key, &s);
 	}
 	if (line != MEMMAP_NONE) {
 		struct line_label *l = &mm->labels[line];
@@ -196,12 +204,11 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 		mm->map_vals[s] = line;
 		mm->map_len++;
 		/* the other line of its 128-byte pair, if simulated */
-		for (size_t t = slot_of(key ^ LINE_SIZE, mm->map_cap); mm->map_vals[t] != MEMMAP_NONE;
-		     t = (t + 1) & (mm->map_cap - 1))
-			if (mm->map_keys[t] == (key ^ LINE_SIZE)) {
-				coh_pair_lines(mm->coh, line, mm->map_vals[t]);
-				break;
-			}
+		size_t other_slot;
+		uint32_t other = map_find(mm, key ^ LINE_SIZE, &other_slot);
+
+		if (other != MEMMAP_NONE)
+			coh_pair_lines(mm->coh, line, other);
 	}
 	mm->last_key = key;
 	mm->last_line = line;

@@ -8,7 +8,9 @@
  * hashdist), and user memory (first touched on a configurable node). Registering
  * a field at an address returns the id of the line holding it, creating the line
  * on first use, so objects that share a line share its coherence state: this is
- * how packed buckets and false sharing arise.
+ * how packed buckets and false sharing arise. A new line is paired with the
+ * other line of its 128-byte pair, when that one exists, for the coherence
+ * model's adjacent-line prefetcher (coh_pair_lines).
  *
  * Each line keeps a label of what lives on it (object, element range, fields)
  * for reports; labels are built at setup, never on the simulator's hot path.

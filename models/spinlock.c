@@ -26,6 +26,16 @@ const struct spin_variant *spin_variant_find(const char *name)
 	return NULL;
 }
 
+const char *const *spin_variant_names(const char *out[SPIN_MAX_VARIANTS + 1])
+{
+	size_t n = 0;
+
+	for (; spin_variants[n].name; n++)
+		out[n] = spin_variants[n].name;
+	out[n] = NULL;
+	return out;
+}
+
 int spinlocks_init(struct spinlocks *s, uint32_t nrequesters, const struct spin_variant *variant)
 {
 	memset(s, 0, sizeof(*s));

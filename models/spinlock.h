@@ -79,6 +79,8 @@ struct spin_variant {
 #define SPIN_MAX_VARIANTS 8
 extern const struct spin_variant spin_variants[];
 const struct spin_variant *spin_variant_find(const char *name);
+/* The variants' names into `out`, NULL-terminated (for cfg_get_enum); returns out. */
+const char *const *spin_variant_names(const char *out[SPIN_MAX_VARIANTS + 1]);
 
 struct spinlocks {
 	const struct spin_variant *variant;

@@ -364,25 +364,6 @@ static void run(struct tasks *ts, struct task *t)
 	}
 }
 
-/* Whether the line micro-op `u` touches depends on the op's target. */
-static bool line_of_target(const struct uop *u)
-{
-	switch (u->operand) {
-	case OPND_BUCKET_FIELD:
-	case OPND_WORD_LINE:
-	case OPND_PAGE_LINE:
-	case OPND_BUCKET2_FIELD:
-	case OPND_PI_STATE:
-	case OPND_PI_STATE2:
-	case OPND_WORD2_LINE:
-		return u->kind == UOP_ACCESS;
-	case OPND_BUCKET_LOCK:
-		return u->kind == UOP_LOCK || u->kind == UOP_UNLOCK;
-	default:
-		return false;
-	}
-}
-
 /* Notes the user of the line micro-op `u` of `probe`'s program touches, if any. */
 static void note_uop_line(struct tasks *ts, struct task *probe, const struct uop *u)
 {
@@ -417,7 +398,7 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 		}
 		for (uint32_t pc = 0; pc < t->nuops; pc++) {
 			note_uop_line(ts, &probe, &t->prog[pc]);
-			if (j == 0 && line_of_target(&t->prog[pc])) {
+			if (j == 0 && uop_line_of_target(&t->prog[pc])) {
 				if (nmoving < 256)
 					moving[nmoving++] = pc;
 				else

@@ -37,6 +37,27 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 	}
 }
 
+/* Whether the line micro-op `u` touches moves with the op's target: the cases of
+ * resolve_line above other than its default, and the bucket lock (uop_lock);
+ * keep the three together (task_note_lines relies on this to skip the others). */
+static inline bool uop_line_of_target(const struct uop *u)
+{
+	switch (u->operand) {
+	case OPND_BUCKET_FIELD:
+	case OPND_WORD_LINE:
+	case OPND_PAGE_LINE:
+	case OPND_BUCKET2_FIELD:
+	case OPND_PI_STATE:
+	case OPND_PI_STATE2:
+	case OPND_WORD2_LINE:
+		return u->kind == UOP_ACCESS;
+	case OPND_BUCKET_LOCK:
+		return u->kind == UOP_LOCK || u->kind == UOP_UNLOCK;
+	default:
+		return false;
+	}
+}
+
 static inline uint64_t bucket_addr(const struct op_target *t)
 {
 	return t->table->base + (uint64_t)t->bucket * t->table->bucket_size;

@@ -62,18 +62,20 @@ double tu_figure(const struct tu_run *r, const char *name)
 	return 0;
 }
 
+/* Whether line `l`'s object name starts with `prefix`. */
+static bool line_of(const struct sim *s, uint32_t l, const char *prefix)
+{
+	return strncmp(s->mem.objects[s->mem.labels[l].object].name, prefix, strlen(prefix)) == 0;
+}
+
 unsigned long long tu_transfers_of(const struct sim *s, const char *prefix)
 {
 	unsigned long long sum = 0;
 
-	for (uint32_t l = 0; l < s->coh.nlines; l++) {
-		const struct mem_object *o = &s->mem.objects[s->mem.labels[l].object];
-
-		if (strncmp(o->name, prefix, strlen(prefix)) != 0)
-			continue;
-		for (int k = 0; k < XFER_NCLASSES; k++)
-			sum += s->coh.lines[l].stats.transfers[k];
-	}
+	for (uint32_t l = 0; l < s->coh.nlines; l++)
+		if (line_of(s, l, prefix))
+			for (int k = 0; k < XFER_NCLASSES; k++)
+				sum += s->coh.lines[l].stats.transfers[k];
 	return sum;
 }
 
@@ -81,12 +83,9 @@ unsigned long long tu_accesses_of(const struct sim *s, const char *prefix)
 {
 	unsigned long long sum = 0;
 
-	for (uint32_t l = 0; l < s->coh.nlines; l++) {
-		const struct mem_object *o = &s->mem.objects[s->mem.labels[l].object];
-
-		if (strncmp(o->name, prefix, strlen(prefix)) == 0)
+	for (uint32_t l = 0; l < s->coh.nlines; l++)
+		if (line_of(s, l, prefix))
 			sum += s->coh.lines[l].reads + s->coh.lines[l].writes;
-	}
 	return sum;
 }
 
