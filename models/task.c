@@ -230,7 +230,7 @@ static void program_complete(struct tasks *ts, struct task *t)
 		task_count_op(ts, t);
 	t->pc = 0;
 	if (t->clock >= ts->window_end) {
-		task_stop(ts, t);
+		task_stop_at_window_end(t);
 		return;
 	}
 	ts->program_done(ts->program_done_ctx, t);

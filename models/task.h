@@ -243,6 +243,8 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 void task_start(struct tasks *ts, struct task *t, simtime_t at);
 /* Stops a task at the end of its current program (from program_done). */
 void task_stop(struct tasks *ts, struct task *t);
+/* Stops a task whose clock passed the window's end; its CPU stays busy. */
+void task_stop_at_window_end(struct task *t);
 
 /* Bytes per task beyond struct task: its engine event, coherence request, run
  * queue and counters; measured at 19 KiB per task with 65536 blocking threads

@@ -97,7 +97,7 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 	if (t->clock == ts->eng->now)
 		return true;
 	if (t->clock >= ts->window_end) {
-		task_stop(ts, t);
+		task_stop_at_window_end(t);
 		return false;
 	}
 	if (engine_try_advance(ts->eng, t->clock))

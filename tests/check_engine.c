@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of sim/core/engine.c: events run in (time, scheduling order) order, handlers
- * get their targets, run-ahead is allowed only before the next pending event. */
+/* Tests of sim/core/engine.c: events run in time order, simultaneous ones in an
+ * order that does not depend on when they were scheduled; handlers get their
+ * targets; run-ahead is allowed only before the next pending event. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -32,7 +33,7 @@ static uint32_t start_log(struct engine *e, struct log *l)
 	return engine_register(e, record, l);
 }
 
-START_TEST(test_ties_run_in_scheduling_order)
+START_TEST(test_runs_in_time_order)
 {
 	static struct log l;
 	struct engine e;
@@ -41,20 +42,55 @@ START_TEST(test_ties_run_in_scheduling_order)
 	kind = start_log(&e, &l);
 	engine_schedule(&e, 30, kind, 1);
 	engine_schedule(&e, 10, kind, 2);
-	engine_schedule(&e, 30, kind, 3);
-	engine_schedule(&e, 10, kind, 4);
+	engine_schedule(&e, 40, kind, 3);
+	engine_schedule(&e, 5, kind, 4);
 	engine_schedule(&e, 20, kind, 5);
 	engine_run(&e, SIMTIME_MAX);
 	ck_assert_uint_eq(l.n, 5);
-	/* by time, then FIFO among equal times */
-	ck_assert_uint_eq(l.targets[0], 2);
-	ck_assert_uint_eq(l.targets[1], 4);
+	ck_assert_uint_eq(l.targets[0], 4);
+	ck_assert_uint_eq(l.targets[1], 2);
 	ck_assert_uint_eq(l.targets[2], 5);
 	ck_assert_uint_eq(l.targets[3], 1);
 	ck_assert_uint_eq(l.targets[4], 3);
-	ck_assert_uint_eq(l.times[4], 30);
+	ck_assert_uint_eq(l.times[4], 40);
 	ck_assert_uint_eq(e.events, 5);
 	engine_free(&e);
+}
+END_TEST
+
+/* The same 64 simultaneous events, scheduled in ascending and in descending order
+ * of target, run in the same order; that order is neither (no target is favoured),
+ * and at another time it is another one. */
+START_TEST(test_ties_independent_of_scheduling_order)
+{
+	static struct log up, down;
+	struct engine a, b;
+	uint32_t ka = start_log(&a, &up), kb = start_log(&b, &down);
+	bool ascending = true, descending = true, same_at_both_times = true;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		engine_schedule(&a, 30, ka, i);
+		engine_schedule(&a, 40, ka, i);
+		engine_schedule(&b, 40, kb, 63 - i);
+		engine_schedule(&b, 30, kb, 63 - i);
+	}
+	engine_run(&a, SIMTIME_MAX);
+	engine_run(&b, SIMTIME_MAX);
+	ck_assert_uint_eq(up.n, 128);
+	ck_assert_uint_eq(down.n, 128);
+	for (uint32_t i = 0; i < 128; i++) {
+		ck_assert_uint_eq(up.targets[i], down.targets[i]);
+		ck_assert_uint_eq(up.times[i], i < 64 ? 30 : 40);
+	}
+	for (uint32_t i = 1; i < 64; i++) {
+		ascending &= up.targets[i - 1] < up.targets[i];
+		descending &= up.targets[i - 1] > up.targets[i];
+	}
+	for (uint32_t i = 0; i < 64; i++)
+		same_at_both_times &= up.targets[i] == up.targets[64 + i];
+	ck_assert(!ascending && !descending && !same_at_both_times);
+	engine_free(&a);
+	engine_free(&b);
 }
 END_TEST
 
@@ -120,27 +156,31 @@ START_TEST(test_until_is_exclusive)
 }
 END_TEST
 
-/* Thousands of pseudo-random times (an LCG, no RNG dependency) come out sorted,
- * and equal times keep their scheduling order. */
+/* Thousands of pseudo-random times (an LCG, no RNG dependency) come out sorted, and
+ * in the same order when scheduled the other way round (many times are equal). */
 START_TEST(test_many_random_events_sorted)
 {
-	static struct log l;
-	struct engine e;
-	uint32_t kind, x = 12345;
+	static struct log l, r;
+	static simtime_t at[4000];
+	struct engine e, f;
+	uint32_t kind = start_log(&e, &l), kr = start_log(&f, &r), x = 12345;
 
-	kind = start_log(&e, &l);
 	for (uint32_t i = 0; i < 4000; i++) {
 		x = x * 1103515245u + 12345u;
-		engine_schedule(&e, (x >> 16) % 500, kind, i);
+		at[i] = (x >> 16) % 500;
+		engine_schedule(&e, at[i], kind, i);
 	}
+	for (uint32_t i = 4000; i-- > 0;)
+		engine_schedule(&f, at[i], kr, i);
 	engine_run(&e, SIMTIME_MAX);
+	engine_run(&f, SIMTIME_MAX);
 	ck_assert_uint_eq(l.n, 4000);
-	for (uint32_t i = 1; i < l.n; i++) {
+	for (uint32_t i = 1; i < l.n; i++)
 		ck_assert_uint_le(l.times[i - 1], l.times[i]);
-		if (l.times[i - 1] == l.times[i])
-			ck_assert_uint_lt(l.targets[i - 1], l.targets[i]);
-	}
+	for (uint32_t i = 0; i < l.n; i++)
+		ck_assert_uint_eq(l.targets[i], r.targets[i]);
 	engine_free(&e);
+	engine_free(&f);
 }
 END_TEST
 
@@ -204,7 +244,8 @@ static Suite *suite(void)
 	Suite *s = suite_create("engine");
 	TCase *tc = tcase_create("order");
 
-	tcase_add_test(tc, test_ties_run_in_scheduling_order);
+	tcase_add_test(tc, test_runs_in_time_order);
+	tcase_add_test(tc, test_ties_independent_of_scheduling_order);
 	tcase_add_test(tc, test_until_is_exclusive);
 	tcase_add_test(tc, test_prefetch_next);
 	tcase_add_test(tc, test_many_random_events_sorted);

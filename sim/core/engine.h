@@ -4,7 +4,9 @@
  * Events are small value records {time, seq, kind, target}; `kind` selects a
  * handler registered by a model (coherence, tasks, the run controller) and
  * `target` is an index that handler understands (a line, a task). Ties in time
- * run in the order they were scheduled, so a run is a pure function of its inputs.
+ * run in an order fixed by the events themselves (their kind, target and time,
+ * mixed), not by when they were scheduled, so a run is a pure function of its
+ * inputs, and the same whether a model schedules an event early or late.
  * The queue is a 4-ary min-heap in one array (hundreds to thousands of pending
  * events). The event being handled stays at the root until its handler's first
  * schedule replaces it (most handlers schedule their task's next event) or the
@@ -22,6 +24,7 @@
 
 struct event {
 	simtime_t time;
+	uint64_t tie;      /* the order among simultaneous events (engine.c: tie_order) */
 	uint64_t seq;
 	uint32_t kind;
 	uint32_t target;
