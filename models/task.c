@@ -470,8 +470,12 @@ static void prefetch_resume(void *ctx, uint32_t task)
 	const struct tasks *ts = ctx;
 	const struct resume_hint h = ts->hint[task];
 
-	if (h.line < ts->coh->nlines)
+	if (h.line < ts->coh->nlines) {
 		__builtin_prefetch(&ts->coh->lines[h.line]);
+		/* a miss there asks the spatial prefetcher for the pair line, whose state it reads */
+		if (ts->coh->buddy && ts->coh->buddy[h.line] != COH_NONE)
+			__builtin_prefetch(&ts->coh->lines[ts->coh->buddy[h.line]]);
+	}
 	if (h.lock != SPIN_NONE)
 		__builtin_prefetch(&ts->locks->locks[h.lock]);
 }
