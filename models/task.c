@@ -43,6 +43,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	for (uint32_t i = 0; i < n; i++) {
 		ts->v[i].id = i;
 		ts->v[i].runq_next = TASK_NONE;
+		ts->v[i].acct_from = SIMTIME_MAX; /* until it starts: no time to count */
 		ts->hint[i] = (struct resume_hint){ COH_NONE, SPIN_NONE };
 	}
 	ts->timeslice_ps = SIMTIME_MAX;
@@ -123,14 +124,12 @@ static inline uint8_t time_class_of(const struct uop *u)
 	return kind_class[u->kind];
 }
 
-/* The time since the current micro-op began to its class; the next one begins
- * now. The counters restart at the warm-up's end (tasks_reset_stats); a thread's
- * last micro-op may reach past the window's end (explain says how far in all). */
-static inline void account(struct task *t)
+/* The time since the current micro-op began to its class, the part inside the
+ * measuring window; the next one begins now. By the task's own clock: whether the
+ * task got there through an event or ran ahead of the engine makes no difference. */
+static inline void account(const struct tasks *ts, struct task *t)
 {
-	/* a task that waited across the warm-up's end may resume behind acct_from */
-	if (t->clock > t->acct_from)
-		t->time_ps[t->acct_class] += t->clock - t->acct_from;
+	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 	t->acct_from = t->clock;
 }
 
@@ -141,13 +140,7 @@ void tasks_reset_stats(struct tasks *ts)
 
 		t->wakeups = t->chain_walked = t->requeued = t->switches_in = t->futex_calls = 0;
 		t->slept_ps = 0;
-		/* a micro-op under way counts from here; a task that ran ahead of the engine
-		 * past this point loses that much of its window (at most its current op) */
-		memset(t->time_ps, 0, sizeof(t->time_ps));
-		memset(t->step_ps, 0, sizeof(t->step_ps));
-		memset(t->comp_ps, 0, sizeof(t->comp_ps));
-		if (t->acct_from < ts->eng->now)
-			t->acct_from = ts->eng->now;
+		/* its time by class counts inside the window only (account), by its clock */
 	}
 }
 
@@ -168,8 +161,9 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 	const struct work_parts *p = &ts->parts.v[u->arg - 1];
 	bool task_work = u->operand == OPND_TASK_WORK;
 	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
-	simtime_t given = 0;
+	simtime_t given = 0, whole = d;
 
+	d = task_window_part(ts, t->clock, t->clock + whole);
 	for (uint8_t i = 0; i < p->n && total > 0; i++) {
 		simtime_t share = (simtime_t)((double)d * (double)p->ps[i] / total);
 
@@ -183,14 +177,16 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 	}
 	/* the rest: the workload's draw, and what rounding left */
 	t->time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
-	t->acct_from = t->clock + d;
+	t->acct_from = t->clock + whole;
 }
 
-void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t time_ps[TC_NCLASSES],
+void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS])
 {
 	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
 	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	/* the micro-op under way (a wait, most often) runs on to the run's end */
+	time_ps[t->acct_class] += task_window_part(ts, t->acct_from, stop);
 	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
 		const struct work_parts *p = &ts->parts.v[c - 1];
 		double total = 0;
@@ -244,7 +240,7 @@ static void run(struct tasks *ts, struct task *t)
 	for (;;) {
 		const struct uop *u;
 
-		account(t);
+		account(ts, t);
 		if (t->pc == t->nuops) {
 			t->burst_line = COH_NONE;
 			program_complete(ts, t);
@@ -266,7 +262,8 @@ static void run(struct tasks *ts, struct task *t)
 			else
 				d = work_time(ts, t, u->work_ps);
 			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS)
-				t->comp_ps[u->arg] += d; /* split when reported (tasks_split_work) */
+				/* split when reported (tasks_split_work) */
+				t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
 			else if (u->arg)
 				credit_work(ts, t, u, d);
 			t->clock += d;

@@ -226,9 +226,21 @@ static inline bool task_in_window(const struct tasks *ts, const struct task *t)
 	return t->clock >= ts->window_start && t->clock < ts->window_end;
 }
 
+/* The part of [from, to) inside the measuring window. */
+static inline simtime_t task_window_part(const struct tasks *ts, simtime_t from, simtime_t to)
+{
+	if (from < ts->window_start)
+		from = ts->window_start;
+	if (to > ts->window_end)
+		to = ts->window_end;
+	return to > from ? to - from : 0;
+}
+
 /* Task t's time by class and its kernel_work by path step, the work micro-ops
- * counted by composition split between their parts (what explain reports). */
-void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t time_ps[TC_NCLASSES],
+ * counted by composition split between their parts (what explain reports), with
+ * the micro-op under way at the run's end (`stop`) counted up to it: inside the
+ * window, every thread's classes add up to the time it existed there. */
+void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS]);
 
 /* Counts one op of task `t` at its clock (when inside the measuring window), for

@@ -80,6 +80,9 @@ void task_stop(struct tasks *ts, struct task *t)
 	if (!t->background && ts->cpu_current[t->cpu] == t->id)
 		cpu_release(ts, t->cpu, t->clock);
 	t->state = TS_IDLE;
+	/* its time ends here */
+	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+	t->acct_from = SIMTIME_MAX;
 }
 
 /* Past the window's end a task stops, but keeps its CPU: the measured thread runs on

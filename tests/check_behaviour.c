@@ -220,6 +220,41 @@ START_TEST(test_same_seed_same_run)
 }
 END_TEST
 
+/* A thread's time by class (what explain reports) adds up to the measuring window
+ * exactly, for every thread that ran through it: whatever it was doing at the
+ * window's edges (a wait, an op half done, asleep), and however the engine got
+ * there. Hash-bench, a mutex, a condvar barrier, producers and consumers. */
+START_TEST(test_time_classes_fill_the_window)
+{
+	static const char *const runs[][2] = {
+		{ "scenarios/bench/e5-global.yaml", NULL },
+		{ "scenarios/workloads/mutex.yaml", NULL },
+		{ "scenarios/workloads/barrier.yaml", NULL },
+		{ "scenarios/workloads/producer-consumer.yaml", NULL },
+	};
+	static const char *const sets[] = { "run.duration=400us", "run.warmup=100us" };
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct tu_run r;
+		simtime_t window;
+
+		tu_run(&r, runs[i][0], sets, 2);
+		window = sim_window_ps(&r.s);
+		ck_assert_uint_eq(window, 400 * PS_PER_US);
+		for (uint32_t k = 0; k < r.s.nthreads; k++) {
+			simtime_t time[TC_NCLASSES], steps[STEP_NSTEPS], sum = 0;
+
+			tasks_split_work(&r.s.tasks, &r.s.tasks.v[k], r.s.warmup_end + window, time, steps);
+			for (int c = 0; c < TC_NCLASSES; c++)
+				sum += time[c];
+			ck_assert_msg(sum == window, "%s: thread %u: classes add up to %llu ps of %llu", runs[i][0], k,
+				      (unsigned long long)sum, (unsigned long long)window);
+		}
+		tu_run_free(&r);
+	}
+}
+END_TEST
+
 /* Programs that take no simulated time would loop forever at one instant: the
  * run is stopped as stalled with a clear error instead (the estimate refuses
  * such scenarios up front; this guards a loop it could miss). */
@@ -256,6 +291,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_each_op_takes_its_bucket_lock_once);
 	tcase_add_test(tc, test_cna_keeps_handoffs_on_the_node);
 	tcase_add_test(tc, test_same_seed_same_run);
+	tcase_add_test(tc, test_time_classes_fill_the_window);
 	tcase_add_test(tc, test_zero_time_loop_stops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
