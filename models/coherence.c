@@ -30,14 +30,17 @@ int coh_init(struct coherence *c, const struct machine *m, struct engine *eng, u
 	c->sh_free = COH_NONE;
 	c->nrequesters = nrequesters;
 	c->req = calloc((size_t)nrequesters + m->ncpus, sizeof(*c->req));
-	c->prefetching = calloc(m->ncpus, sizeof(*c->prefetching));
+	c->prefetch_line = malloc(m->ncpus * sizeof(*c->prefetch_line));
+	c->prefetch_done_at = calloc(m->ncpus, sizeof(*c->prefetch_done_at));
 	c->node_transfers = calloc((size_t)m->nodes * m->nodes, sizeof(*c->node_transfers));
-	if (!c->req || !c->prefetching || !c->node_transfers ||
+	if (!c->req || !c->prefetch_line || !c->prefetch_done_at || !c->node_transfers ||
 	    (m->snoop == SNOOP_HOME && dircache_init(&c->dir, m->nodes, m->directory_cache_lines,
 						     m->directory_cache_ways))) {
 		coh_free(c);
 		return -1;
 	}
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
+		c->prefetch_line[cpu] = COH_NONE;
 	c->done_kind = engine_register(eng, on_transfer_done, c);
 	engine_set_prefetch(eng, c->done_kind, prefetch_done);
 	return 0;
@@ -49,7 +52,8 @@ void coh_free(struct coherence *c)
 	free(c->solo_bits);
 	free(c->sh_pool);
 	free(c->req);
-	free(c->prefetching);
+	free(c->prefetch_line);
+	free(c->prefetch_done_at);
 	free(c->buddy);
 	free(c->node_transfers);
 	dircache_free(&c->dir);
@@ -266,10 +270,55 @@ static inline void count_access(struct line *l, enum access_kind kind)
 
 /* --- queueing --- */
 
+/* The transfer in flight on `line` completed at `at`: the line is free, its new
+ * holder keeps it until its hold window ends (not a prefetch's: nobody waits to
+ * complete an access). Returns the requester it served. */
+static uint32_t transfer_completed(struct coherence *c, uint32_t line, simtime_t at)
+{
+	struct line *l = &c->lines[line];
+	uint32_t r = l->inflight;
+
+	l->inflight = COH_NONE;
+	l->grace_cpu = c->req[r].cpu;
+	l->grace_until = at + (r < c->nrequesters ? c->m->line_hold_ps : 0);
+	if (l->grace_until < l->free_at)
+		l->grace_until = l->free_at;
+	l->grace_write = c->req[r].kind != ACCESS_READ;
+	return r;
+}
+
+/* A quiet prefetch (struct line) completes when it would have as an event: its
+ * effects are applied once whatever runs now would have seen them (an event at the
+ * same time runs before or after by the engine's order of ties, which does not
+ * depend on when it is scheduled). Every reader of a line's flight and hold state
+ * settles the line first. */
+static void settle_quiet(struct coherence *c, uint32_t line)
+{
+	struct line *l = &c->lines[line];
+	uint32_t cpu = c->req[l->inflight].cpu;
+
+	if (!engine_would_have_run(c->eng, c->prefetch_done_at[cpu], c->done_kind, line))
+		return;
+	l->quiet_prefetch = 0;
+	transfer_completed(c, line, c->prefetch_done_at[cpu]);
+	c->prefetch_line[cpu] = COH_NONE; /* the CPU holds a copy now, nobody waits */
+}
+
+static inline void settle(struct coherence *c, uint32_t line)
+{
+	if (c->lines[line].quiet_prefetch)
+		settle_quiet(c, line);
+}
+
 static void enqueue(struct coherence *c, uint32_t line, uint32_t r)
 {
 	struct line *l = &c->lines[line];
 
+	if (l->quiet_prefetch) {
+		/* someone will wait for the prefetch in flight: its completion is an event */
+		l->quiet_prefetch = 0;
+		engine_schedule(c->eng, c->prefetch_done_at[c->req[l->inflight].cpu], c->done_kind, line);
+	}
 	c->req[r].next = COH_NONE;
 	if (l->qtail == COH_NONE)
 		l->qhead = r;
@@ -406,6 +455,12 @@ static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simti
 	l->free_at = start + simtime_scale_milli(cost, m->transfer_occupancy_milli);
 	if (kind != ACCESS_READ)
 		invalidate_watchers(c, line, cpu, start);
+	if (r >= c->nrequesters && l->qhead == COH_NONE && !c->prefetch_events) {
+		/* a prefetch nobody waits behind: no event unless someone queues (enqueue) */
+		l->quiet_prefetch = 1;
+		c->prefetch_done_at[cpu] = start + cost;
+		return;
+	}
 	engine_schedule(c->eng, start + cost, c->done_kind, line);
 }
 
@@ -455,19 +510,11 @@ static void kick(struct coherence *c, uint32_t line)
 static void on_transfer_done(void *ctx, uint32_t line)
 {
 	struct coherence *c = ctx;
-	struct line *l = &c->lines[line];
-	uint32_t r = l->inflight;
+	uint32_t r = transfer_completed(c, line, c->eng->now);
 
-	l->inflight = COH_NONE;
-	l->grace_cpu = c->req[r].cpu;
-	/* a prefetched line has no access waiting to complete: no hold */
-	l->grace_until = c->eng->now + (r < c->nrequesters ? c->m->line_hold_ps : 0);
-	if (l->grace_until < l->free_at)
-		l->grace_until = l->free_at;
-	l->grace_write = c->req[r].kind != ACCESS_READ;
 	kick(c, line);
 	if (r >= c->nrequesters) /* a prefetch: the CPU holds a copy now, nobody waits */
-		c->prefetching[r - c->nrequesters] = 0;
+		c->prefetch_line[r - c->nrequesters] = COH_NONE;
 	else
 		c->grant(c->grant_ctx, r, line);
 }
@@ -480,10 +527,16 @@ static void prefetch_buddy(struct coherence *c, uint32_t line, uint32_t cpu)
 {
 	uint32_t b = c->buddy[line], p = c->nrequesters + cpu;
 
-	if (b == COH_NONE || c->prefetching[cpu] || coh_is_solo(c, b) ||
-	    coh_holds(c, b, cpu, ACCESS_READ))
+	if (b == COH_NONE || coh_is_solo(c, b))
 		return;
-	c->prefetching[cpu] = 1;
+	if (c->prefetch_line[cpu] != COH_NONE)
+		settle(c, c->prefetch_line[cpu]);
+	if (c->prefetch_line[cpu] != COH_NONE)
+		return;
+	settle(c, b);
+	if (coh_holds(c, b, cpu, ACCESS_READ))
+		return;
+	c->prefetch_line[cpu] = b;
 	c->req[p] = (struct coh_request){
 		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .contended = line_busy(&c->lines[b]),
 		.issued = c->eng->now,
@@ -508,9 +561,11 @@ enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requeste
 			   enum access_kind kind, simtime_t *cost)
 {
 	struct line *l = &c->lines[line];
-	bool idle = !line_busy(l);
+	bool idle;
 	simtime_t now = c->eng->now;
 
+	settle(c, line);
+	idle = !line_busy(l);
 	count_access(l, kind);
 
 	/* Reads may use a copy even while the line moves elsewhere; writes need it idle. */
@@ -571,6 +626,7 @@ bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, ui
 	simtime_t now = c->eng->now;
 	bool solo = l->solo == requester;
 
+	settle(c, line);
 	if (!coh_holds(c, line, cpu, kind))
 		return false;
 	if (!solo && (!burst || line_busy(l) || (l->grace_cpu != cpu && now < l->grace_until)))
@@ -592,6 +648,7 @@ void coh_watch(struct coherence *c, uint32_t line, uint32_t requester, uint32_t 
 	struct line *l = &c->lines[line];
 	struct coh_request *q = &c->req[requester];
 
+	settle(c, line);
 	*q = (struct coh_request){
 		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .issued = c->eng->now,
 	};
@@ -623,7 +680,7 @@ uint64_t coh_bytes(uint64_t nlines, const struct machine *m)
 	uint64_t per_line = sizeof(struct line) + (m->adjacent_line_prefetch ? sizeof(uint32_t) : 0) +
 			    ((uint64_t)m->ncpus + 63) / 64 * sizeof(uint64_t) + 1;
 	uint64_t dir = m->snoop == SNOOP_HOME ? dircache_bytes(m->nodes, m->directory_cache_lines) : 0;
-	uint64_t prefetchers = (uint64_t)m->ncpus * (sizeof(struct coh_request) + 1);
+	uint64_t prefetchers = (uint64_t)m->ncpus * (sizeof(struct coh_request) + sizeof(uint32_t) + sizeof(simtime_t));
 
 	return bytes_add(bytes_add(bytes_mul(bytes_doubled(nlines, 1024), per_line), dir), prefetchers);
 }

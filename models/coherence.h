@@ -86,6 +86,8 @@ struct line {
 	uint8_t grace_write;   /* the previous holder had it writable */
 	uint8_t local_run;     /* hand-offs in a row that stayed in the holder's node ahead of
 				  the queue's head from another node (machine.local_handoffs) */
+	uint8_t quiet_prefetch; /* the transfer in flight is a prefetch nobody queued behind: its
+				   completion is not an event until someone would see it (settle) */
 	simtime_t grace_until;
 	simtime_t free_at;     /* the transfer in flight lets the line move on from then */
 	uint64_t reads, writes; /* accesses, hits and misses */
@@ -128,7 +130,12 @@ struct coherence {
 	/* per line: the other line of its 128-byte pair, COH_NONE when it is not
 	 * simulated; NULL without machine.adjacent_line_prefetch */
 	uint32_t *buddy;
-	uint8_t *prefetching;     /* per CPU: its prefetcher has a request outstanding */
+	/* per CPU: the line its prefetcher has a request outstanding for (COH_NONE:
+	 * none), and when that request completes if its line is quiet_prefetch */
+	uint32_t *prefetch_line;
+	simtime_t *prefetch_done_at;
+	bool prefetch_events;     /* every prefetch's completion an event, quiet or not (the
+				     same results, more events: for tests) */
 
 	/* running totals since the last reset (for summaries and time series) */
 	uint64_t total_transfers[XFER_NCLASSES];

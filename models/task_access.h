@@ -100,7 +100,7 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 		task_stop_at_window_end(t);
 		return false;
 	}
-	if (engine_try_advance(ts->eng, t->clock))
+	if (engine_try_advance(ts->eng, t->clock, ts->resume_kind, t->id))
 		return true;
 	t->state = TS_RUN;
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);

@@ -220,6 +220,68 @@ START_TEST(test_same_seed_same_run)
 }
 END_TEST
 
+/* A prefetch nobody waits behind completes without an event (models/coherence.c):
+ * the same runs with every completion an event give the same ops, time by class
+ * and line counters, thread by thread and line by line, with more events. On the
+ * Intel machines (the spatial prefetcher): hash-bench on the global and the private
+ * hash, shared futexes, a contended bucket lock, a mutex and a condvar barrier. */
+static void run_with(struct tu_run *r, const char *path, const char *const *sets, size_t nsets, bool events)
+{
+	struct fs_error e = { 0 };
+
+	ck_assert_msg(scenario_load(&r->sc, path, sets, nsets, &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_build(&r->s, &r->sc, &e) == 0, "%s", e.msg);
+	r->s.coh.prefetch_events = events;
+	ck_assert_msg(sim_run(&r->s, &e) == 0, "%s", e.msg);
+}
+
+START_TEST(test_quiet_prefetches_change_nothing)
+{
+	static const struct {
+		const char *path;
+		const char *sets[4];
+	} runs[] = {
+		{ "scenarios/bench/e5-global.yaml", { "run.duration=300us", "run.warmup=100us" } },
+		{ "scenarios/bench/e5-global.yaml", { "run.duration=300us", "run.warmup=100us", "workload.shared=true" } },
+		{ "scenarios/bench/e5-private2.yaml", { "run.duration=300us", "run.warmup=100us" } },
+		{ "scenarios/bench/e7-global.yaml", { "run.duration=100us", "run.warmup=50us", "kernel=linux-6.16-dev" } },
+		{ "scenarios/workloads/mutex.yaml", { "run.duration=300us", "run.warmup=100us" } },
+		{ "scenarios/workloads/barrier.yaml", { "run.duration=300us", "run.warmup=100us" } },
+	};
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		static struct tu_run quiet, loud;
+		size_t n = 0;
+
+		while (n < 4 && runs[i].sets[n])
+			n++;
+		run_with(&quiet, runs[i].path, runs[i].sets, n, false);
+		run_with(&loud, runs[i].path, runs[i].sets, n, true);
+		ck_assert(quiet.s.m->adjacent_line_prefetch);
+		ck_assert_msg(quiet.s.eng.events < loud.s.eng.events, "%s: %llu events, %llu with every prefetch one",
+			      runs[i].path, (unsigned long long)quiet.s.eng.events,
+			      (unsigned long long)loud.s.eng.events);
+		for (uint32_t k = 0; k < quiet.s.tasks.n; k++) {
+			const struct task *x = &quiet.s.tasks.v[k], *y = &loud.s.tasks.v[k];
+
+			ck_assert_msg(x->ops == y->ops && x->programs_run == y->programs_run, "%s: task %u", runs[i].path,
+				      k);
+			ck_assert(memcmp(x->time_ps, y->time_ps, sizeof(x->time_ps)) == 0);
+			ck_assert_uint_eq(x->wakeups, y->wakeups);
+		}
+		for (uint32_t l = 0; l < quiet.s.coh.nlines; l++) {
+			const struct line *x = &quiet.s.coh.lines[l], *y = &loud.s.coh.lines[l];
+
+			ck_assert_msg(x->reads == y->reads && x->writes == y->writes &&
+					      memcmp(&x->stats, &y->stats, sizeof(x->stats)) == 0,
+				      "%s: line %u", runs[i].path, l);
+		}
+		tu_run_free(&quiet);
+		tu_run_free(&loud);
+	}
+}
+END_TEST
+
 /* A thread's time by class (what explain reports) adds up to the measuring window
  * exactly, for every thread that ran through it: whatever it was doing at the
  * window's edges (a wait, an op half done, asleep), and however the engine got
@@ -292,6 +354,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cna_keeps_handoffs_on_the_node);
 	tcase_add_test(tc, test_same_seed_same_run);
 	tcase_add_test(tc, test_time_classes_fill_the_window);
+	tcase_add_test(tc, test_quiet_prefetches_change_nothing);
 	tcase_add_test(tc, test_zero_time_loop_stops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -191,11 +191,11 @@ START_TEST(test_try_advance_only_before_next_event)
 	uint32_t kind;
 
 	kind = start_log(&e, &l);
-	ck_assert(engine_try_advance(&e, 1000)); /* nothing pending */
+	ck_assert(engine_try_advance(&e, 1000, kind, 1)); /* nothing pending */
 	ck_assert_uint_eq(e.now, 1000);
 	engine_schedule(&e, 2000, kind, 0);
-	ck_assert(engine_try_advance(&e, 1999));
-	ck_assert(!engine_try_advance(&e, 2000)); /* the pending event goes first */
+	ck_assert(engine_try_advance(&e, 1999, kind, 1));
+	ck_assert(!engine_try_advance(&e, 2000, kind, 1)); /* the pending event goes first */
 	ck_assert_uint_eq(e.now, 1999);
 	engine_free(&e);
 }

@@ -201,7 +201,7 @@ static void warm(uint32_t line, uint32_t cpu, enum access_kind kind)
 /* The engine's clock at T0, with nothing pending (every hold window is over). */
 static void at_t0(void)
 {
-	ck_assert(engine_try_advance(&fx.s.eng, T0));
+	ck_assert(engine_try_advance(&fx.s.eng, T0, fx.ts->resume_kind, 0));
 	ck_assert_uint_eq(fx.s.eng.now, T0);
 }
 

@@ -8,21 +8,6 @@
  * four children share a cache line or two. */
 #define ARITY 4u
 
-/* Simultaneous events run in an order fixed by what they are and when, not by when
- * they were scheduled: by a bijective mix (splitmix64's finaliser) of their kind and
- * target with their time, so no kind and no task is favoured from one tie to the next;
- * only two events of the same kind and target at the same time keep their schedule
- * order. A model may then act ahead of the engine, scheduling its next event earlier
- * than an event-by-event run would, and the order stays the same (models/task.c). */
-static inline uint64_t tie_order(simtime_t time, uint32_t kind, uint32_t target)
-{
-	uint64_t x = ((uint64_t)kind << 32 | target) ^ (uint64_t)time;
-
-	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 static inline bool before(const struct event *a, const struct event *b)
 {
 	if (a->time != b->time)
@@ -116,7 +101,7 @@ static void prefetch_second(const struct engine *e)
 
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
 {
-	struct event ev = { at, tie_order(at, kind, target), e->next_seq++, kind, target };
+	struct event ev = { at, engine_tie_order(at, kind, target), e->next_seq++, kind, target };
 	size_t i;
 
 	if (e->handling_top) {
@@ -169,6 +154,7 @@ static inline __attribute__((always_inline)) void run_events(struct engine *e, s
 		const struct event ev = e->heap[0];
 
 		e->now = ev.time;
+		e->now_tie = ev.tie;
 		e->events++;
 		if (prefetch && e->len > 1)
 			prefetch_second(e);

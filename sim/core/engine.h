@@ -24,7 +24,7 @@
 
 struct event {
 	simtime_t time;
-	uint64_t tie;      /* the order among simultaneous events (engine.c: tie_order) */
+	uint64_t tie;      /* the order among simultaneous events (engine_tie_order) */
 	uint64_t seq;
 	uint32_t kind;
 	uint32_t target;
@@ -36,6 +36,8 @@ typedef void (*event_fn)(void *ctx, uint32_t target);
 
 struct engine {
 	simtime_t now;
+	uint64_t now_tie;      /* the tie order of the event being handled, or of the place a
+				  model acts at (engine_try_advance) */
 	uint64_t events;       /* handled so far */
 	bool stop;             /* set by a handler to end engine_run early */
 	/* When set, engine_run also stops once *interrupt is non-zero: a flag a
@@ -84,12 +86,37 @@ static inline simtime_t engine_next_time(const struct engine *e)
 	return e->len ? e->heap[0].time : SIMTIME_MAX;
 }
 
+/* Simultaneous events run in an order fixed by what they are and when, not by when
+ * they were scheduled: by a bijective mix (splitmix64's finaliser) of their kind and
+ * target with their time, so no kind and no task is favoured from one tie to the
+ * next; only two events of the same kind and target at the same time keep their
+ * schedule order. A model may then keep an event it knows the outcome of out of
+ * the queue and schedule it only when someone would see it happen, with the same
+ * order (models/coherence.c: a prefetch's completion). */
+static inline uint64_t engine_tie_order(simtime_t time, uint32_t kind, uint32_t target)
+{
+	uint64_t x = ((uint64_t)kind << 32 | target) ^ (uint64_t)time;
+
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+/* Whether an event `kind(target)` at `at`, had it been scheduled, would have run
+ * before the one being handled (or the place engine_try_advance moved to). */
+static inline bool engine_would_have_run(const struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
+{
+	return at < e->now || (at == e->now && engine_tie_order(at, kind, target) < e->now_tie);
+}
+
 /* Moves the clock to `t` when no pending event is due at or before `t`: a model
- * may then act at `t` directly, exactly as if an event had been scheduled. */
-static inline bool engine_try_advance(struct engine *e, simtime_t t)
+ * may then act at `t` directly, exactly as if the event `kind(target)` had been
+ * scheduled there. */
+static inline bool engine_try_advance(struct engine *e, simtime_t t, uint32_t kind, uint32_t target)
 {
 	if (t < engine_next_time(e)) {
 		e->now = t;
+		e->now_tie = engine_tie_order(t, kind, target);
 		return true;
 	}
 	return false;
