@@ -10,9 +10,7 @@
 
 static inline bool before(const struct event *a, const struct event *b)
 {
-	if (a->time != b->time)
-		return a->time < b->time;
-	return a->tie != b->tie ? a->tie < b->tie : a->seq < b->seq;
+	return a->time < b->time || (a->time == b->time && a->tie < b->tie);
 }
 
 int engine_init(struct engine *e)
@@ -101,7 +99,7 @@ static void prefetch_second(const struct engine *e)
 
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target)
 {
-	struct event ev = { at, engine_tie_order(at, kind, target), e->next_seq++, kind, target };
+	struct event ev = { at, engine_tie_order(at, kind, target), kind, target };
 	size_t i;
 
 	if (e->handling_top) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The discrete-event engine: integer time, events ordered by (time, sequence).
+/* The discrete-event engine: integer time, events ordered by (time, tie order).
  *
- * Events are small value records {time, seq, kind, target}; `kind` selects a
+ * Events are small value records {time, tie, kind, target}; `kind` selects a
  * handler registered by a model (coherence, tasks, the run controller) and
  * `target` is an index that handler understands (a line, a task). Ties in time
  * run in an order fixed by the events themselves (their kind, target and time,
@@ -24,8 +24,8 @@
 
 struct event {
 	simtime_t time;
-	uint64_t tie;      /* the order among simultaneous events (engine_tie_order) */
-	uint64_t seq;
+	uint64_t tie;      /* the order among simultaneous events (engine_tie_order); equal
+			      in time and tie, two events are the same event, in either order */
 	uint32_t kind;
 	uint32_t target;
 };
@@ -48,7 +48,6 @@ struct engine {
 				  handler's first schedule replaces it (engine_run) */
 	struct event *heap;
 	size_t len, cap;
-	uint64_t next_seq;
 	uint32_t nkinds;
 	struct {
 		event_fn fn;
@@ -89,10 +88,10 @@ static inline simtime_t engine_next_time(const struct engine *e)
 /* Simultaneous events run in an order fixed by what they are and when, not by when
  * they were scheduled: by a bijective mix (splitmix64's finaliser) of their kind and
  * target with their time, so no kind and no task is favoured from one tie to the
- * next; only two events of the same kind and target at the same time keep their
- * schedule order. A model may then keep an event it knows the outcome of out of
- * the queue and schedule it only when someone would see it happen, with the same
- * order (models/coherence.c: a prefetch's completion). */
+ * next; two events of the same kind and target at the same time are the same call,
+ * whichever runs first. A model may then keep an event whose outcome it knows out
+ * of the queue and schedule it only when someone would see it happen, with the
+ * same order (models/coherence.c: a prefetch's completion). */
 static inline uint64_t engine_tie_order(simtime_t time, uint32_t kind, uint32_t target)
 {
 	uint64_t x = ((uint64_t)kind << 32 | target) ^ (uint64_t)time;
