@@ -124,13 +124,63 @@ static inline uint8_t time_class_of(const struct uop *u)
 	return kind_class[u->kind];
 }
 
-/* The time since the current micro-op began to its class, the part inside the
- * measuring window; the next one begins now. By the task's own clock: whether the
- * task got there through an event or ran ahead of the engine makes no difference. */
+/* Accounting by window edge: a task counts its micro-ops' time by its own clock,
+ * only the part inside the measuring window. Until its clock passes the window's
+ * start (t->acct_edge is that start) what it counts is dropped there; after that
+ * its edge is the window's end, past which nothing more counts. The hot path only
+ * compares the clock with the edge. Whether the task got anywhere through an event
+ * or by running ahead of the engine makes no difference. */
+static void acct_cross_start(const struct tasks *ts, struct task *t)
+{
+	memset(t->time_ps, 0, sizeof(t->time_ps));
+	memset(t->step_ps, 0, sizeof(t->step_ps));
+	memset(t->comp_ps, 0, sizeof(t->comp_ps));
+	if (t->acct_from < ts->window_start)
+		t->acct_from = ts->window_start;
+	t->acct_edge = ts->window_end;
+}
+
+/* The interval to t's clock reaches past its edge. */
+static __attribute__((noinline)) void account_edge(const struct tasks *ts, struct task *t)
+{
+	if (t->acct_edge == ts->window_start)
+		acct_cross_start(ts, t);
+	if (t->clock > ts->window_end) {
+		t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+		t->acct_from = t->clock;
+	}
+}
+
+/* The time since the current micro-op began to its class; the next one begins now. */
 static inline void account(const struct tasks *ts, struct task *t)
 {
-	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+	if (__builtin_expect(t->clock > t->acct_edge, 0))
+		account_edge(ts, t);
+	t->time_ps[t->acct_class] += t->clock - t->acct_from;
 	t->acct_from = t->clock;
+}
+
+/* A work micro-op from t's clock for `d` is about to be counted by composition or
+ * split at once: past the window's start, what came before goes first. */
+static inline void account_work_edge(const struct tasks *ts, struct task *t, simtime_t d)
+{
+	if (t->clock + d > t->acct_edge && t->acct_edge == ts->window_start)
+		acct_cross_start(ts, t);
+}
+
+void task_account_start(const struct tasks *ts, struct task *t, simtime_t at)
+{
+	t->acct_from = at;
+	t->acct_edge = at < ts->window_start ? ts->window_start : ts->window_end;
+}
+
+void task_account_stop(const struct tasks *ts, struct task *t)
+{
+	/* (one that never reached the window keeps its edge there: nothing it counted is reported) */
+	if (t->acct_edge == ts->window_start && t->clock > ts->window_start)
+		acct_cross_start(ts, t);
+	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+	t->acct_from = SIMTIME_MAX;
 }
 
 void tasks_reset_stats(struct tasks *ts)
@@ -163,6 +213,7 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
 	simtime_t given = 0, whole = d;
 
+	account_work_edge(ts, t, whole);
 	d = task_window_part(ts, t->clock, t->clock + whole);
 	for (uint8_t i = 0; i < p->n && total > 0; i++) {
 		simtime_t share = (simtime_t)((double)d * (double)p->ps[i] / total);
@@ -183,20 +234,29 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS])
 {
-	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
-	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	bool counting = t->acct_edge != ts->window_start; /* else all it counted was before the window */
+	simtime_t comp_ps[WORK_COMPS];
+
+	memset(time_ps, 0, sizeof(t->time_ps));
+	memset(step_ps, 0, sizeof(t->step_ps));
+	memset(comp_ps, 0, sizeof(comp_ps));
+	if (counting) {
+		memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
+		memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+		memcpy(comp_ps, t->comp_ps, sizeof(comp_ps));
+	}
 	/* the micro-op under way (a wait, most often) runs on to the run's end */
 	time_ps[t->acct_class] += task_window_part(ts, t->acct_from, stop);
 	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
 		const struct work_parts *p = &ts->parts.v[c - 1];
 		double total = 0;
 
-		if (!t->comp_ps[c])
+		if (!comp_ps[c])
 			continue;
 		for (uint8_t i = 0; i < p->n; i++)
 			total += (double)p->ps[i];
 		for (uint8_t i = 0; i < p->n && total > 0; i++) {
-			simtime_t share = (simtime_t)((double)t->comp_ps[c] * (double)p->ps[i] / total);
+			simtime_t share = (simtime_t)((double)comp_ps[c] * (double)p->ps[i] / total);
 
 			if (p->step[i] != WORK_STEP_USER) {
 				step_ps[p->step[i]] += share;
@@ -261,10 +321,15 @@ static void run(struct tasks *ts, struct task *t)
 				d = work_time(ts, t, t->work_ps + u->work_ps);
 			else
 				d = work_time(ts, t, u->work_ps);
-			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS)
+			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS) {
 				/* split when reported (tasks_split_work) */
-				t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
-			else if (u->arg)
+				if (__builtin_expect(t->clock + d > t->acct_edge, 0)) {
+					account_work_edge(ts, t, d);
+					t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
+				} else {
+					t->comp_ps[u->arg] += d;
+				}
+			} else if (u->arg)
 				credit_work(ts, t, u, d);
 			t->clock += d;
 			t->burst_line = COH_NONE;

@@ -108,6 +108,7 @@ struct task {
 	bool background;              /* not one of the workload's threads: never counts as busy */
 	bool uncounted;               /* its program completions are not ops: the workload counts */
 	simtime_t acct_from;          /* the current micro-op began then (class acct_class) */
+	simtime_t acct_edge;          /* the window's edge its accounting cuts at next (task.c) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint64_t programs_run;        /* programs completed, warm-up included */
 	simtime_t last_program_clock; /* its clock when it last completed one */
@@ -235,6 +236,10 @@ static inline simtime_t task_window_part(const struct tasks *ts, simtime_t from,
 		to = ts->window_end;
 	return to > from ? to - from : 0;
 }
+
+/* Task t's time starts counting at `at` (its start), or stops at its clock (it exits). */
+void task_account_start(const struct tasks *ts, struct task *t, simtime_t at);
+void task_account_stop(const struct tasks *ts, struct task *t);
 
 /* Task t's time by class and its kernel_work by path step, the work micro-ops
  * counted by composition split between their parts (what explain reports), with

@@ -71,7 +71,7 @@ void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 void task_start(struct tasks *ts, struct task *t, simtime_t at)
 {
 	t->lock_stage = LS_CMPXCHG; /* no lock micro-op under way */
-	t->acct_from = at;          /* its time counts from its start (models/task.h: time_ps) */
+	task_account_start(ts, t, at); /* its time counts from its start (models/task.h: time_ps) */
 	cpu_enter(ts, t, at);
 }
 
@@ -80,9 +80,7 @@ void task_stop(struct tasks *ts, struct task *t)
 	if (!t->background && ts->cpu_current[t->cpu] == t->id)
 		cpu_release(ts, t->cpu, t->clock);
 	t->state = TS_IDLE;
-	/* its time ends here */
-	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
-	t->acct_from = SIMTIME_MAX;
+	task_account_stop(ts, t); /* its time ends here */
 }
 
 /* Past the window's end a task stops, but keeps its CPU: the measured thread runs on
