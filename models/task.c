@@ -126,10 +126,10 @@ static inline uint8_t time_class_of(const struct uop *u)
 
 /* Accounting by window edge: a task counts its micro-ops' time by its own clock,
  * only the part inside the measuring window. Until its clock passes the window's
- * start (t->acct_edge is that start) what it counts is dropped there; after that
- * its edge is the window's end, past which nothing more counts. The hot path only
- * compares the clock with the edge. Whether the task got anywhere through an event
- * or by running ahead of the engine makes no difference. */
+ * start (acct_started unset), what it counts is dropped there; after that its edge
+ * (task_acct_edge) is the window's end, past which nothing more counts. The hot
+ * path only compares the clock with the edge. Whether the task got anywhere
+ * through an event or by running ahead of the engine makes no difference. */
 static void acct_cross_start(const struct tasks *ts, struct task *t)
 {
 	memset(t->time_ps, 0, sizeof(t->time_ps));
@@ -137,13 +137,13 @@ static void acct_cross_start(const struct tasks *ts, struct task *t)
 	memset(t->comp_ps, 0, sizeof(t->comp_ps));
 	if (t->acct_from < ts->window_start)
 		t->acct_from = ts->window_start;
-	t->acct_edge = ts->window_end;
+	t->acct_started = true;
 }
 
 /* The interval to t's clock reaches past its edge. */
 static __attribute__((noinline)) void account_edge(const struct tasks *ts, struct task *t)
 {
-	if (t->acct_edge == ts->window_start)
+	if (!t->acct_started)
 		acct_cross_start(ts, t);
 	if (t->clock > ts->window_end) {
 		t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
@@ -154,7 +154,7 @@ static __attribute__((noinline)) void account_edge(const struct tasks *ts, struc
 /* The time since the current micro-op began to its class; the next one begins now. */
 static inline void account(const struct tasks *ts, struct task *t)
 {
-	if (__builtin_expect(t->clock > t->acct_edge, 0))
+	if (__builtin_expect(t->clock > task_acct_edge(ts, t), 0))
 		account_edge(ts, t);
 	t->time_ps[t->acct_class] += t->clock - t->acct_from;
 	t->acct_from = t->clock;
@@ -164,20 +164,20 @@ static inline void account(const struct tasks *ts, struct task *t)
  * split at once: past the window's start, what came before goes first. */
 static inline void account_work_edge(const struct tasks *ts, struct task *t, simtime_t d)
 {
-	if (t->clock + d > t->acct_edge && t->acct_edge == ts->window_start)
+	if (!t->acct_started && t->clock + d > ts->window_start)
 		acct_cross_start(ts, t);
 }
 
 void task_account_start(const struct tasks *ts, struct task *t, simtime_t at)
 {
 	t->acct_from = at;
-	t->acct_edge = at < ts->window_start ? ts->window_start : ts->window_end;
+	t->acct_started = at >= ts->window_start;
 }
 
 void task_account_stop(const struct tasks *ts, struct task *t)
 {
 	/* (one that never reached the window keeps its edge there: nothing it counted is reported) */
-	if (t->acct_edge == ts->window_start && t->clock > ts->window_start)
+	if (!t->acct_started && t->clock > ts->window_start)
 		acct_cross_start(ts, t);
 	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 	t->acct_from = SIMTIME_MAX;
@@ -234,7 +234,7 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS])
 {
-	bool counting = t->acct_edge != ts->window_start; /* else all it counted was before the window */
+	bool counting = t->acct_started; /* else all it counted was before the window */
 	simtime_t comp_ps[WORK_COMPS];
 
 	memset(time_ps, 0, sizeof(t->time_ps));
@@ -323,7 +323,7 @@ static void run(struct tasks *ts, struct task *t)
 				d = work_time(ts, t, u->work_ps);
 			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS) {
 				/* split when reported (tasks_split_work) */
-				if (__builtin_expect(t->clock + d > t->acct_edge, 0)) {
+				if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
 					account_work_edge(ts, t, d);
 					t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
 				} else {

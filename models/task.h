@@ -107,8 +107,8 @@ struct task {
 	uint32_t lock, lock_line;     /* the spinlock of the lock/unlock micro-op in progress */
 	bool background;              /* not one of the workload's threads: never counts as busy */
 	bool uncounted;               /* its program completions are not ops: the workload counts */
+	bool acct_started;            /* its clock passed the window's start: its time counts (task.c) */
 	simtime_t acct_from;          /* the current micro-op began then (class acct_class) */
-	simtime_t acct_edge;          /* the window's edge its accounting cuts at next (task.c) */
 	uint64_t ops;                 /* ops completed inside the measuring window */
 	uint64_t programs_run;        /* programs completed, warm-up included */
 	simtime_t last_program_clock; /* its clock when it last completed one */
@@ -225,6 +225,12 @@ void tasks_reset_stats(struct tasks *ts);
 static inline bool task_in_window(const struct tasks *ts, const struct task *t)
 {
 	return t->clock >= ts->window_start && t->clock < ts->window_end;
+}
+
+/* The window's edge task t's time-keeping cuts at next: its start, then its end. */
+static inline simtime_t task_acct_edge(const struct tasks *ts, const struct task *t)
+{
+	return t->acct_started ? ts->window_end : ts->window_start;
 }
 
 /* The part of [from, to) inside the measuring window. */
