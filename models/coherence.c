@@ -292,7 +292,7 @@ static uint32_t transfer_completed(struct coherence *c, uint32_t line, simtime_t
  * same time runs before or after by the engine's order of ties, which does not
  * depend on when it is scheduled). Every reader of a line's flight and hold state
  * settles the line first. */
-static void settle_quiet(struct coherence *c, uint32_t line)
+static __attribute__((noinline, cold)) void settle_quiet(struct coherence *c, uint32_t line)
 {
 	struct line *l = &c->lines[line];
 	uint32_t cpu = c->req[l->inflight].cpu;
