@@ -315,7 +315,8 @@ static void enqueue(struct coherence *c, uint32_t line, uint32_t r)
 	struct line *l = &c->lines[line];
 
 	if (l->quiet_prefetch) {
-		/* someone will wait for the prefetch in flight: its completion is an event */
+		/* someone will wait for the prefetch in flight (its callers have settled the
+		 * line: it is still in flight): its completion is an event, at its time */
 		l->quiet_prefetch = 0;
 		engine_schedule(c->eng, c->prefetch_done_at[c->req[l->inflight].cpu], c->done_kind, line);
 	}
