@@ -4,6 +4,7 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
+#   make bench-callgrind  host instructions and cache misses per simulated op (valgrind)
 #   make validate  simulate the published measurements, print and plot the fit
 #   make claims  check the claims of the seed threads in simulation
 #   make calibrate  refit the uncertain parameters, rewrite the generated configs
@@ -81,7 +82,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 SCENARIO ?= scenarios/quickstart.yaml
 
-.PHONY: all run check bench validate calibrate regression-data claims studies deps clean
+.PHONY: all run check bench bench-callgrind validate calibrate regression-data claims studies deps clean
 .DELETE_ON_ERROR:
 
 all: $(BIN) $(TOOLS)
@@ -183,6 +184,12 @@ check: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@PYTHON=$(PYTHON) sh tests/bench.sh $(BIN)
+
+# Host instructions and cache misses per simulated op under callgrind (E5, E7, 1024 CPUs),
+# for the speed work's before/after figures; about a quarter of an hour.
+bench-callgrind: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh tests/bench_callgrind.sh $(BIN)
 
 # Simulates every published point, prints the fit, writes results/validation/; then the
 # leave-one-out predictions: each table (or series) predicted from a fit that left it out
