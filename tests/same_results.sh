@@ -6,7 +6,8 @@
 # and every point of tests/regression/points.tsv, each shortened to 2 ms + 0.5 ms of
 # warm-up, are run by both builds and their result files compared with
 # tests/h5same.py (every dataset and attribute but the wall clock, start time,
-# command line and revision). Exit 1 on any difference. An optimisation or a
+# command line, revision, and the engine's event count and last event time). Exit 1 on
+# any difference. An optimisation or a
 # restructuring must pass it against the commit before it; a model change fails it
 # on purpose, in a commit of its own.
 set -eu
