@@ -203,12 +203,14 @@ uint32_t memmap_line(struct memmap *mm, uint64_t addr, uint32_t object, uint32_t
 		mm->map_keys[s] = key;
 		mm->map_vals[s] = line;
 		mm->map_len++;
-		/* the other line of its 128-byte pair, if simulated */
-		size_t other_slot;
-		uint32_t other = map_find(mm, key ^ LINE_SIZE, &other_slot);
+		/* the other line of its 128-byte pair, if simulated, for the prefetcher */
+		if (mm->coh->m->adjacent_line_prefetch) {
+			size_t other_slot;
+			uint32_t other = map_find(mm, key ^ LINE_SIZE, &other_slot);
 
-		if (other != MEMMAP_NONE)
-			coh_pair_lines(mm->coh, line, other);
+			if (other != MEMMAP_NONE)
+				coh_pair_lines(mm->coh, line, other);
+		}
 	}
 	mm->last_key = key;
 	mm->last_line = line;

@@ -234,16 +234,15 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS])
 {
-	bool counting = t->acct_started; /* else all it counted was before the window */
-	simtime_t comp_ps[WORK_COMPS];
+	/* a task whose clock never passed the window's start counted nothing of it */
+	const simtime_t *comp_ps = t->acct_started ? t->comp_ps : (const simtime_t[WORK_COMPS]){ 0 };
 
-	memset(time_ps, 0, sizeof(t->time_ps));
-	memset(step_ps, 0, sizeof(t->step_ps));
-	memset(comp_ps, 0, sizeof(comp_ps));
-	if (counting) {
+	if (t->acct_started) {
 		memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
 		memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
-		memcpy(comp_ps, t->comp_ps, sizeof(comp_ps));
+	} else {
+		memset(time_ps, 0, sizeof(t->time_ps));
+		memset(step_ps, 0, sizeof(t->step_ps));
 	}
 	/* the micro-op under way (a wait, most often) runs on to the run's end */
 	time_ps[t->acct_class] += task_window_part(ts, t->acct_from, stop);
