@@ -13,6 +13,27 @@ static inline bool before(const struct event *a, const struct event *b)
 	return a->time < b->time || (a->time == b->time && a->tie < b->tie);
 }
 
+/* The least of four consecutive events (the first of equals, as before() scans):
+ * which one it is is a coin toss for the host's branch predictor, so it is chosen
+ * by time with conditional moves, and by the full order only when times are equal
+ * (rare, and then predictably so). */
+static inline size_t least_of_four(const struct event *h)
+{
+	simtime_t t0 = h[0].time, t1 = h[1].time, t2 = h[2].time, t3 = h[3].time;
+	size_t a = t1 < t0, b = 2 + (t3 < t2), m;
+	simtime_t ta = t1 < t0 ? t1 : t0, tb = t3 < t2 ? t3 : t2;
+
+	if (__builtin_expect((t0 == t1) | (t2 == t3) | (ta == tb), 0)) {
+		m = 0;
+		for (size_t c = 1; c < 4; c++)
+			if (before(&h[c], &h[m]))
+				m = c;
+		return m;
+	}
+	/* a mask, not a ternary, or the compiler may branch */
+	return a ^ ((a ^ b) & ((size_t)0 - (size_t)(tb < ta)));
+}
+
 int engine_init(struct engine *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -49,13 +70,7 @@ static void sift_down(struct engine *e, size_t i, struct event ev)
 			break;
 		best = first;
 		if (first + ARITY <= e->len) {
-			/* all four children (the usual case), unrolled */
-			if (before(&e->heap[first + 1], &e->heap[best]))
-				best = first + 1;
-			if (before(&e->heap[first + 2], &e->heap[best]))
-				best = first + 2;
-			if (before(&e->heap[first + 3], &e->heap[best]))
-				best = first + 3;
+			best = first + least_of_four(&e->heap[first]);
 		} else {
 			end = e->len;
 			for (c = first + 1; c < end; c++)
