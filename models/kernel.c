@@ -193,9 +193,10 @@ static int parse_private(struct kernel_design *k, const struct yt_node *n, struc
 	return 0;
 }
 
-/* {size, align, fields: {name: offset}} with `names` the valid field names. */
+/* {size, align, fields: {name: offset}} with `names` the valid field names; size at
+ * least min_size (0: an object that may be absent, which then has no fields). */
 static int parse_layout(struct object_layout *o, const struct yt_node *n, const char *what,
-			const char *const names[], struct fs_error *e)
+			const char *const names[], uint32_t min_size, struct fs_error *e)
 {
 	static const char *const keys[] = { "size", "align", "fields", NULL };
 	const struct yt_node *fields;
@@ -203,18 +204,17 @@ static int parse_layout(struct object_layout *o, const struct yt_node *n, const 
 	if (!n)
 		return 0;
 	if (cfg_expect(n, YT_MAP, what, e) < 0 || cfg_check_keys(n, what, keys, e) < 0 ||
-	    cfg_get_u32(n, "size", o->size, 1, 1u << 20, &o->size, e) < 0 ||
+	    cfg_get_u32(n, "size", o->size, min_size, 1u << 20, &o->size, e) < 0 ||
 	    cfg_get_u32(n, "align", o->align, 1, 1u << 20, &o->align, e) < 0)
 		return -1;
 	if (!is_pow2(o->align))
 		return fs_fail_at(e, &yt_get(n, "align")->mark, "%s.align: %u is not a power of two", what,
 				  o->align);
 	fields = yt_get(n, "fields");
-	if (!fields)
-		return 0;
-	if (cfg_expect(fields, YT_MAP, "fields", e) < 0 || cfg_check_keys(fields, "fields", names, e) < 0)
+	if (fields &&
+	    (cfg_expect(fields, YT_MAP, "fields", e) < 0 || cfg_check_keys(fields, "fields", names, e) < 0))
 		return -1;
-	for (unsigned i = 0; names[i]; i++) {
+	for (unsigned i = 0; fields && names[i]; i++) {
 		const struct yt_node *f = yt_get(fields, names[i]);
 		uint64_t off;
 
@@ -228,6 +228,10 @@ static int parse_layout(struct object_layout *o, const struct yt_node *n, const 
 			return -1;
 		o->off[i] = (int32_t)off;
 	}
+	for (unsigned i = 0; o->size == 0 && names[i]; i++)
+		if (o->off[i] != LAYOUT_ABSENT)
+			return fs_fail_at(e, &n->mark, "%s: an object of size 0 has no fields, but %s is at %d", what,
+					  names[i], o->off[i]);
 	return 0;
 }
 
@@ -239,10 +243,11 @@ static int parse_layouts(struct kernel_design *k, const struct yt_node *n, struc
 		return 0;
 	if (cfg_expect(n, YT_MAP, "layout", e) < 0 || cfg_check_keys(n, "layout", keys, e) < 0)
 		return -1;
-	return parse_layout(&k->bucket, yt_get(n, "bucket"), "bucket", bucket_field_names, e) < 0 ||
+	/* a private hash without a header (size 0) is a bare bucket array of its own */
+	return parse_layout(&k->bucket, yt_get(n, "bucket"), "bucket", bucket_field_names, 1, e) < 0 ||
 			       parse_layout(&k->phash_header, yt_get(n, "private_hash_header"),
-					    "private_hash_header", phash_field_names, e) < 0 ||
-			       parse_layout(&k->mm, yt_get(n, "mm"), "mm", mm_field_names, e) < 0
+					    "private_hash_header", phash_field_names, 0, e) < 0 ||
+			       parse_layout(&k->mm, yt_get(n, "mm"), "mm", mm_field_names, 1, e) < 0
 		       ? -1
 		       : 0;
 }

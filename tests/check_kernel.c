@@ -170,6 +170,10 @@ START_TEST(test_bad_designs)
 		  "step 'waiters_inc' needs layout.bucket.fields.waiters" },
 		{ "linux-9.99", "unknown kernel preset 'linux-9.99'" },
 		{ "{preset: linux-6.18, privat_hash: {}}", "did you mean 'private_hash'" },
+		/* a header may be absent (size 0), but then it has no fields: 6.16-dev's has three */
+		{ "{preset: linux-6.16-dev, layout: {private_hash_header: {size: 0}}}",
+		  "an object of size 0 has no fields, but users is at 0" },
+		{ "{preset: linux-6.18, layout: {bucket: {size: 0}}}", "size" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -235,6 +239,42 @@ START_TEST(test_tables_of_presets)
 			  s.coh.lines[futex_table_line(s.ft.tables[0], 64, BF_LOCK)].home_node);
 	sim_free(&s);
 	scenario_free(&sc);
+}
+END_TEST
+
+/* Which buckets share a 128-byte pair (the prefetcher's unit): 6.16-dev's buckets follow
+ * the header's line, so bucket 0 pairs with the header, 1 with 2; the RFC's bare array
+ * of its own pairs 0 with 1, 2 with 3. */
+START_TEST(test_private_hash_pairs)
+{
+	static const char *const kernels[] = { "{preset: linux-6.16-dev, private_hash: {buckets: 8}}",
+					       "{preset: private-hash-rfc-2024, private_hash: {buckets: 8}}" };
+
+	for (unsigned v = 0; v < 2; v++) {
+		struct scenario sc;
+		struct sim s;
+		const struct futex_table *t;
+		const uint32_t *pair;
+
+		build(&sc, &s, "e5-2650-2s", kernels[v], "");
+		t = s.ft.procs[0].phash;
+		ck_assert_ptr_nonnull(t);
+		ck_assert_uint_eq(t->size, 8);
+		pair = s.coh.buddy;
+		ck_assert_ptr_nonnull(pair);
+		for (uint32_t b = 0; b + 1 < 8; b++) {
+			uint32_t line = futex_table_line(t, b, BF_LOCK), next = futex_table_line(t, b + 1, BF_LOCK);
+			bool paired = b % 2 != v; /* 6.16-dev: (1, 2), (3, 4)...; RFC: (0, 1), (2, 3)... */
+
+			ck_assert_msg((pair[line] == next) == paired, "kernel %u: buckets %u and %u", v, b, b + 1);
+		}
+		if (v == 0)
+			ck_assert_uint_eq(pair[futex_table_line(t, 0, BF_LOCK)], s.ft.procs[0].phash_lines[PHF_USERS]);
+		else
+			ck_assert_uint_eq(s.ft.procs[0].phash_lines[PHF_USERS], MEMMAP_NONE);
+		sim_free(&s);
+		scenario_free(&sc);
+	}
 }
 END_TEST
 
@@ -314,6 +354,7 @@ static Suite *suite(void)
 	tcase_add_test(designs, test_presets_inherit);
 	tcase_add_test(designs, test_bad_designs);
 	tcase_add_test(designs, test_tables_of_presets);
+	tcase_add_test(designs, test_private_hash_pairs);
 	tcase_add_test(designs, test_packed_buckets_share_lines);
 	tcase_add_test(designs, test_resolve_follows_the_hash);
 	tcase_set_timeout(designs, 20);
