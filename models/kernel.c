@@ -228,7 +228,10 @@ static int parse_layout(struct object_layout *o, const struct yt_node *n, const 
 			return -1;
 		o->off[i] = (int32_t)off;
 	}
-	for (unsigned i = 0; o->size == 0 && names[i]; i++)
+	if (o->size > 0)
+		return 0;
+	/* none of its own, and none inherited */
+	for (unsigned i = 0; names[i]; i++)
 		if (o->off[i] != LAYOUT_ABSENT)
 			return fs_fail_at(e, &n->mark, "%s: an object of size 0 has no fields, but %s is at %d", what,
 					  names[i], o->off[i]);

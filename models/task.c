@@ -234,28 +234,29 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t stop, simtime_t time_ps[TC_NCLASSES],
 		      simtime_t step_ps[STEP_NSTEPS])
 {
-	/* a task whose clock never passed the window's start counted nothing of it */
-	const simtime_t *comp_ps = t->acct_started ? t->comp_ps : (const simtime_t[WORK_COMPS]){ 0 };
+	/* the micro-op under way (a wait, most often) runs on to the run's end */
+	simtime_t under_way = task_window_part(ts, t->acct_from, stop);
 
-	if (t->acct_started) {
-		memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
-		memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
-	} else {
+	if (!t->acct_started) {
+		/* its clock never passed the window's start: it counted nothing of it */
 		memset(time_ps, 0, sizeof(t->time_ps));
 		memset(step_ps, 0, sizeof(t->step_ps));
+		time_ps[t->acct_class] += under_way;
+		return;
 	}
-	/* the micro-op under way (a wait, most often) runs on to the run's end */
-	time_ps[t->acct_class] += task_window_part(ts, t->acct_from, stop);
+	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
+	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	time_ps[t->acct_class] += under_way;
 	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
 		const struct work_parts *p = &ts->parts.v[c - 1];
 		double total = 0;
 
-		if (!comp_ps[c])
+		if (!t->comp_ps[c])
 			continue;
 		for (uint8_t i = 0; i < p->n; i++)
 			total += (double)p->ps[i];
 		for (uint8_t i = 0; i < p->n && total > 0; i++) {
-			simtime_t share = (simtime_t)((double)comp_ps[c] * (double)p->ps[i] / total);
+			simtime_t share = (simtime_t)((double)t->comp_ps[c] * (double)p->ps[i] / total);
 
 			if (p->step[i] != WORK_STEP_USER) {
 				step_ps[p->step[i]] += share;

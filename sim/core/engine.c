@@ -20,11 +20,12 @@ static inline bool before(const struct event *a, const struct event *b)
 static inline size_t least_of_four(const struct event *h)
 {
 	simtime_t t0 = h[0].time, t1 = h[1].time, t2 = h[2].time, t3 = h[3].time;
-	size_t a = t1 < t0, b = 2 + (t3 < t2), m;
+	size_t a = t1 < t0, b = 2 + (t3 < t2);
 	simtime_t ta = t1 < t0 ? t1 : t0, tb = t3 < t2 ? t3 : t2;
 
 	if (__builtin_expect((t0 == t1) | (t2 == t3) | (ta == tb), 0)) {
-		m = 0;
+		size_t m = 0;
+
 		for (size_t c = 1; c < 4; c++)
 			if (before(&h[c], &h[m]))
 				m = c;
