@@ -98,6 +98,7 @@ struct fit {
  * parameter values); otherwise the data cannot tell its value apart from its
  * neighbours' and its source, not the fit, is what stands behind it. */
 #define PROFILE_STEP 0.1
+#define PROFILE_ROUNDS 12 /* profiles after the simplex, at most (each 2 evaluations per parameter) */
 #define PINNED_LOSS 0.003
 
 static const char usage[] =
@@ -672,9 +673,14 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	if (!dry_run) {
-		/* a lower loss found by the profile becomes the fit, profiled in turn (up
-		 * to 3 times); --from-outputs profiles the given values once */
-		for (int round = 0; round < (from_outputs ? 1 : 3); round++) {
+		/* a lower loss found by the profile becomes the fit, profiled in turn,
+		 * until a profile finds none: the fit written is then a point no single
+		 * parameter's profile step improves (a coordinate descent after the
+		 * simplex, which stalls on a simulation's piecewise-flat loss);
+		 * --from-outputs profiles the given values once */
+		int rounds = from_outputs ? 1 : PROFILE_ROUNDS, round;
+
+		for (round = 0; round < rounds; round++) {
 			double fitted = f.best_loss;
 
 			profile(&f);
@@ -684,6 +690,9 @@ int main(int argc, char **argv)
 				break;
 			printf("the profile found a lower loss: %.5f\n", f.best_loss);
 		}
+		if (round == rounds && !from_outputs)
+			printf("still descending after %d profiles: the fit is the last profiled point, not a minimum\n",
+			       rounds);
 		/* the fit written is the one profiled, which the covariance is around */
 		memcpy(f.best, f.center, spec.nparams * sizeof(double));
 		if (covariance(&f) < 0)
