@@ -105,8 +105,10 @@ static const char usage[] =
 	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run | --from-outputs]\n"
 	"\n"
 	"Fits the parameters listed in the spec (default analysis/calibration.yaml) to the\n"
-	"published points and writes the fitted values, with their provenance, the loss\n"
-	"profile and the parameters' covariance, into the config files the spec names.\n"
+	"published points (a Nelder-Mead simplex, then profiles of the loss along each\n"
+	"parameter until no step lowers it) and writes the fitted values, with their\n"
+	"provenance, the loss profile and the parameters' covariance, into the config files\n"
+	"the spec names. --max-evals bounds the simplex's evaluations.\n"
 	"--dry-run evaluates the loss at the start values only. --from-outputs takes the\n"
 	"values in the output files as the fit: profiles them and rewrites only the files'\n"
 	"calibration blocks (the covariance that futexsim run --band uses).\n";
@@ -461,7 +463,7 @@ static int write_output(const struct spec *s, const struct output *o, const stru
 	for (size_t i = 0; i < s->nfixed; i++)
 		fprintf(out, " %s", s->fixed[i]);
 	fprintf(out, "\n# Loss (mean over tables of mean |ln(simulated/published)|): %.4f at the start values,\n"
-		     "# %.4f fitted, after %u evaluations of Nelder-Mead (GSL nmsimplex2).\n",
+		     "# %.4f fitted, after %u evaluations (Nelder-Mead, GSL nmsimplex2, then the profiles).\n",
 		initial_loss, f->center_loss, f->evals);
 	if (f->profiled) {
 		fprintf(out, "# Loss profile (the loss with one parameter moved by %.0f%% of its range down / up):\n",
