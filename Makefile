@@ -206,7 +206,9 @@ LOO_PREDICT := --set "kernel.costs.key_shared=250 cycles" --set "kernel.hash_cos
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	bin/futexsim-validate
-	@echo; echo "== leave-one-out: fitted on the bucket sweep alone, predicting the other tables"
+	@echo; echo "== the same fit, each point the mean of five heap layouts (run.seed 1-5): the 2024 figures are means of five runs"
+	@bin/futexsim-validate --seeds 5 --out results/validation/seeds5 | sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
+	@echo "== leave-one-out: fitted on the bucket sweep alone, predicting the other tables"
 	@bin/futexsim-validate --band --table e5-hashfn-2024 --table e5-v11-2025 --set machine=e5-2650-2s-loo-sweep \
 	  $(LOO_PREDICT) --out results/validation/loo-sweep | sed '/^== shape/,$$d'
 	@echo "== leave-one-out: fitted on the node-bound points alone, predicting the 28 threads on both nodes"

@@ -184,6 +184,39 @@ int points_run(struct points *p, const char *const *extra, size_t nextra, unsign
 	return failed ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
 }
 
+int points_run_seeds(struct points *p, const char *const *extra, size_t nextra, unsigned seeds, unsigned jobs,
+		     struct fs_error *e)
+{
+	const char **sets;
+	double *sum;
+	char seed_set[32];
+	int rc = 0;
+
+	if (seeds <= 1)
+		return points_run(p, extra, nextra, jobs, e);
+	sets = malloc((nextra + 1) * sizeof(*sets));
+	sum = calloc(p->n ? p->n : 1, sizeof(*sum));
+	if (!sets || !sum) {
+		free(sets);
+		free(sum);
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+	for (size_t k = 0; k < nextra; k++)
+		sets[k] = extra[k];
+	sets[nextra] = seed_set; /* last: it overrides any seed among the extras */
+	for (unsigned k = 1; k <= seeds && rc == 0; k++) {
+		snprintf(seed_set, sizeof(seed_set), "run.seed=%u", k);
+		rc = points_run(p, sets, nextra + 1, jobs, e);
+		for (size_t i = 0; i < p->n; i++)
+			sum[i] += p->v[i].simulated;
+	}
+	for (size_t i = 0; rc == 0 && i < p->n; i++)
+		p->v[i].simulated = sum[i] / seeds;
+	free(sets);
+	free(sum);
+	return rc;
+}
+
 int points_save(const struct points *p, const char *path, const char *header, struct fs_error *e)
 {
 	FILE *f = fopen(path, "w");

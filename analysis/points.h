@@ -47,6 +47,12 @@ void point_clear(struct point *pt);
  * using `jobs` worker processes. Fills point.simulated. */
 int points_run(struct points *p, const char *const *extra, size_t nextra, unsigned jobs, struct fs_error *e);
 
+/* points_run once per seed 1..seeds (`run.seed=K` applied after `extra`), storing the
+ * mean of the runs' figures: the published 2024 points are each the mean of five runs,
+ * so of five heap layouts. seeds = 1 is points_run without the override. */
+int points_run_seeds(struct points *p, const char *const *extra, size_t nextra, unsigned seeds, unsigned jobs,
+		     struct fs_error *e);
+
 /* Writes points as TSV (the load format) with the current error as the 7th field. */
 int points_save(const struct points *p, const char *path, const char *header, struct fs_error *e);
 

@@ -27,6 +27,9 @@ static const char usage[] =
 	"  --table NAME    only this table (repeatable): e5-sweep-2024, e5-hashfn-2024, e5-v11-2025\n"
 	"  --series NAME   only this series of the tables (repeatable), e.g. all_28\n"
 	"  --set KEY=VALUE override applied to every point (e.g. run.duration=2ms)\n"
+	"  --seeds N       simulate each point with run.seed = 1..N and keep the mean (the\n"
+	"                  published 2024 points are each the mean of five runs, so of five\n"
+	"                  heap layouts; default 1: one layout, the scenarios' seed)\n"
 	"  -j N            worker processes (default: online CPUs)\n"
 	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n"
 	"  --save FILE     also write the points with their errors as TSV (the regression data\n"
@@ -328,6 +331,7 @@ int main(int argc, char **argv)
 	size_t ntables = 0, nseries = 0, nsets = 0;
 	struct bands bands = { 0 };
 	bool band = false;
+	unsigned long seeds = 1;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fs_error e = { 0 };
 	struct points p;
@@ -348,6 +352,16 @@ int main(int argc, char **argv)
 			series[nseries++] = argv[++i];
 		} else if (!strcmp(a, "--set") && v && nsets < MAX_ARGS) {
 			sets[nsets++] = argv[++i];
+		} else if (!strcmp(a, "--seeds") && v) {
+			char *end;
+
+			errno = 0;
+			seeds = strtoul(argv[++i], &end, 10);
+			if (errno || *end || argv[i][0] == '-' || seeds < 1 || seeds > 1000) {
+				fprintf(stderr, "futexsim-validate: --seeds takes a count from 1 to 1000, not '%s'\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(a, "-j") && v) {
 			jobs = atol(argv[++i]);
 		} else if (!strcmp(a, "--out") && v) {
@@ -361,7 +375,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (points_load(&p, points_file, tables, series, &e) < 0 || points_run(&p, sets, nsets, (unsigned)jobs, &e) < 0 ||
+	if ((save || band) && seeds > 1) {
+		/* the regression check reruns each saved point once, with its own overrides; a
+		 * band is the runs' spread around one seed's figure */
+		fprintf(stderr, "futexsim-validate: --%s takes the points of one seed, not a mean of %lu (--seeds)\n",
+			save ? "save" : "band", seeds);
+		return 2;
+	}
+	if (points_load(&p, points_file, tables, series, &e) < 0 ||
+	    points_run_seeds(&p, sets, nsets, (unsigned)seeds, (unsigned)jobs, &e) < 0 ||
 	    (band && run_bands(&p, sets, nsets, (unsigned)jobs, &bands, &e) < 0)) {
 		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
 		return e.status ? e.status : 1;
@@ -390,6 +412,8 @@ int main(int argc, char **argv)
 	const char *seen[16];
 	size_t nseen = points_tables(&p, seen, 16);
 
+	if (seeds > 1)
+		printf("simulated: the mean over run.seed = 1..%lu of each point's Averaged figure\n", seeds);
 	for (size_t k = 0; k < nseen; k++)
 		print_table(&p, band ? &bands : NULL, seen[k]);
 	printf("\n== error per table (absolute, %%)\n%-18s %6s %8s %8s\n", "table", "points", "median", "max");

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analysis/points.h"
 #include "tests/testutil.h"
@@ -43,12 +44,53 @@ START_TEST(test_points_stay_calibrated)
 }
 END_TEST
 
+/* futexsim-validate --seeds N: each point's figure is the mean of its runs at
+ * run.seed = 1..N, each of which is what a run at that seed alone gives. */
+START_TEST(test_points_mean_over_seeds)
+{
+	char *path = tu_write_temp("t\tall\t16\t500000\tscenarios/validation/e5-sweep-2024.yaml\t"
+				   "workload.threads=8 kernel.private_hash.buckets=16 run.duration=200us run.warmup=50us\n"
+				   "t\tnode0\t4\t100000\tscenarios/validation/e5-sweep-2024.yaml\t"
+				   "workload.threads=6 workload.cpus=node0 kernel.private_hash.buckets=4 "
+				   "run.duration=200us run.warmup=50us\n");
+	const char *seed_sets[3][2] = { { "run.seed=1" }, { "run.seed=2" }, { "run.seed=3" } };
+	double alone[3][2];
+	struct points p;
+	struct fs_error e = { 0 };
+
+	ck_assert_msg(points_load(&p, path, NULL, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 2);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_msg(points_run(&p, seed_sets[k], 1, 2, &e) == 0, "%s", e.msg);
+		for (size_t i = 0; i < p.n; i++)
+			alone[k][i] = p.v[i].simulated;
+	}
+	/* the layouts differ, or the mean below could not tell seeds from repeats */
+	ck_assert(alone[0][0] != alone[1][0] || alone[0][0] != alone[2][0]);
+	ck_assert_msg(points_run_seeds(&p, NULL, 0, 3, 2, &e) == 0, "%s", e.msg);
+	for (size_t i = 0; i < p.n; i++)
+		ck_assert_double_eq(p.v[i].simulated, (alone[0][i] + alone[1][i] + alone[2][i]) / 3);
+	/* a seed among the extras is overridden by each run's own */
+	ck_assert_msg(points_run_seeds(&p, seed_sets[2], 1, 2, 2, &e) == 0, "%s", e.msg);
+	for (size_t i = 0; i < p.n; i++)
+		ck_assert_double_eq(p.v[i].simulated, (alone[0][i] + alone[1][i]) / 2);
+	/* one seed: the scenario's own seed (1 by default), no override */
+	ck_assert_msg(points_run_seeds(&p, NULL, 0, 1, 2, &e) == 0, "%s", e.msg);
+	for (size_t i = 0; i < p.n; i++)
+		ck_assert_double_eq(p.v[i].simulated, alone[0][i]);
+	points_free(&p);
+	remove(path);
+	free(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("calibration");
 	TCase *tc = tcase_create("regression");
 
 	tcase_add_test(tc, test_points_stay_calibrated);
+	tcase_add_test(tc, test_points_mean_over_seeds);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
