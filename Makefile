@@ -4,7 +4,7 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
-#   make bench-callgrind  host instructions (the engine's among them), events and cache misses per simulated op (valgrind)
+#   make bench-callgrind  host instructions (the engine's share), events, cache misses per op (valgrind)
 #   make validate  simulate the published measurements, print and plot the fit
 #   make claims  check the claims of the seed threads in simulation
 #   make calibrate  refit the uncertain parameters, rewrite the generated configs

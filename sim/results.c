@@ -342,7 +342,7 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		tr->requeued = t->requeued;
 		tr->switches = t->switches_in;
 		tr->blocked_ps = t->slept_ps;
-		tasks_split_work(&s->tasks, t, s->warmup_end + sim_window_ps(s), tr->time_ps, steps);
+		tasks_split_work(&s->tasks, t, sim_window_stop(s), tr->time_ps, steps);
 		tr->has_time = true;
 		for (int k = 0; k < STEP_NSTEPS; k++)
 			r->kernel_steps_ps[k] += steps[k];

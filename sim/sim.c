@@ -155,6 +155,11 @@ simtime_t sim_window_ps(const struct sim *s)
 	return stop > s->warmup_end ? stop - s->warmup_end : 0;
 }
 
+simtime_t sim_window_stop(const struct sim *s)
+{
+	return s->warmup_end + sim_window_ps(s);
+}
+
 double sim_window_secs(const struct sim *s)
 {
 	return (double)sim_window_ps(s) / 1e12;

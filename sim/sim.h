@@ -70,5 +70,8 @@ void sim_release_models(struct sim *s);
  * to where an interrupted run stopped. */
 simtime_t sim_window_ps(const struct sim *s);
 double sim_window_secs(const struct sim *s);
+/* Where that window ends: the time results take each task's time by class at
+ * (tasks_split_work). */
+simtime_t sim_window_stop(const struct sim *s);
 
 #endif

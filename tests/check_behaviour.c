@@ -271,8 +271,8 @@ START_TEST(test_quiet_prefetches_change_nothing)
 			 * from one to the other */
 			simtime_t tx[TC_NCLASSES], ty[TC_NCLASSES], sx[STEP_NSTEPS], sy[STEP_NSTEPS];
 
-			tasks_split_work(&quiet.s.tasks, x, quiet.s.warmup_end + sim_window_ps(&quiet.s), tx, sx);
-			tasks_split_work(&loud.s.tasks, y, loud.s.warmup_end + sim_window_ps(&loud.s), ty, sy);
+			tasks_split_work(&quiet.s.tasks, x, sim_window_stop(&quiet.s), tx, sx);
+			tasks_split_work(&loud.s.tasks, y, sim_window_stop(&loud.s), ty, sy);
 			ck_assert_msg(memcmp(tx, ty, sizeof(tx)) == 0 && memcmp(sx, sy, sizeof(sx)) == 0,
 				      "%s: task %u's time by class", runs[i].path, k);
 			ck_assert_uint_eq(x->wakeups, y->wakeups);
@@ -314,7 +314,7 @@ START_TEST(test_time_classes_fill_the_window)
 		for (uint32_t k = 0; k < r.s.nthreads; k++) {
 			simtime_t time[TC_NCLASSES], steps[STEP_NSTEPS], sum = 0;
 
-			tasks_split_work(&r.s.tasks, &r.s.tasks.v[k], r.s.warmup_end + window, time, steps);
+			tasks_split_work(&r.s.tasks, &r.s.tasks.v[k], sim_window_stop(&r.s), time, steps);
 			for (int c = 0; c < TC_NCLASSES; c++)
 				sum += time[c];
 			ck_assert_msg(sum == window, "%s: thread %u: classes add up to %llu ps of %llu", runs[i][0], k,
