@@ -515,6 +515,17 @@ static int check_locking(const uint8_t *steps, uint32_t n, const char *op, struc
 	return 0;
 }
 
+/* The mitigations' price of the step's calls and returns, ahead of its own work. */
+static void emit_calls(struct path_builder *b, enum futex_step step)
+{
+	uint32_t calls = futex_step_calls[step];
+
+	if (b->shared && (step == STEP_GET_KEY || step == STEP_GET_KEY2))
+		calls += futex_shared_key_calls;
+	if (calls && b->m->call_return_ps)
+		path_emit_work(b, calls * b->m->call_return_ps);
+}
+
 /* Emits `n` steps. A branch a step emits (waiters_pending, cmp_uval) jumps past the
  * next unlock or to the next double_unlock: its target is patched when that step is reached. */
 static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, const char *name, struct fs_error *e)
@@ -534,6 +545,7 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 			pending = -1;
 		}
 		b->step = list[i];
+		emit_calls(b, list[i]);
 		s->emit(b);
 		b->step = WORK_STEP_USER;
 		if (b->missing_line)

@@ -13,6 +13,29 @@ const char *const futex_step_names[] = {
 	"pi_proxy_lock", "pi_requeue_done", "lock2", "pi_fixup2", "unlock2", NULL,
 };
 
+/* syscall: do_syscall_64, x64_sys_call, __x64_sys_futex, do_futex, syscall_exit_to_user_mode;
+ * get_key: get_futex_key (shared: + get_user_pages_fast_only, gup_fast_fallback, gup_fast,
+ * try_grab_folio_fast, folio_put: counted in the shared key's path, below); hash_lookup:
+ * futex_hash, __futex_hash; wait_setup: futex_wait, __futex_wait, futex_wait_setup; lock:
+ * futex_q_lock, _raw_spin_lock; read_uval: futex_get_value_locked; unlock: futex_q_unlock;
+ * hash_put: futex_hash_put; the waiters counts are inline. The sleep's own path is the
+ * scheduler's, priced by the kernel design's sleep costs. */
+const uint8_t futex_step_calls[STEP_NSTEPS] = {
+	[STEP_SYSCALL] = 5,	     [STEP_GET_KEY] = 1,	 [STEP_HASH_LOOKUP] = 2,
+	[STEP_WAIT_SETUP] = 3,	     [STEP_LOCK] = 2,		 [STEP_READ_UVAL] = 1,
+	[STEP_UNLOCK] = 1,	     [STEP_HASH_PUT] = 1,	 [STEP_MMAP_READ_LOCK] = 1,
+	[STEP_MMAP_READ_UNLOCK] = 1, [STEP_FIND_VMA] = 1,	 [STEP_KEY_REF_GET] = 1,
+	[STEP_KEY_REF_PUT] = 1,	     [STEP_QUEUE] = 2,		 [STEP_WAKE_WALK] = 2,
+	[STEP_GET_KEY2] = 1,	     [STEP_HASH_LOOKUP2] = 2,	 [STEP_DOUBLE_LOCK] = 3,
+	[STEP_CMP_UVAL] = 1,	     [STEP_REQUEUE_WALK] = 1,	 [STEP_DOUBLE_UNLOCK] = 2,
+	[STEP_HASH_PUT2] = 1,	     [STEP_PI_LOCK_ATOMIC] = 2,	 [STEP_PI_ATTACH] = 3,
+	[STEP_PI_FIXUP] = 2,	     [STEP_PI_UNQUEUE] = 1,	 [STEP_PI_UNLOCK] = 3,
+	[STEP_PI_PROXY_LOCK] = 2,    [STEP_PI_REQUEUE_DONE] = 1, [STEP_LOCK2] = 2,
+	[STEP_PI_FIXUP2] = 2,	     [STEP_UNLOCK2] = 1,
+};
+/* get_user_pages_fast_only, gup_fast_fallback, gup_fast, try_grab_folio_fast, folio_put */
+const uint8_t futex_shared_key_calls = 5;
+
 const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue",
 					    "lock_pi", "lock_pi_block", "unlock_pi", "wait_requeue_pi_block",
 					    "cmp_requeue_pi", NULL };

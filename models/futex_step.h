@@ -54,6 +54,11 @@ enum futex_step {
 	STEP_NSTEPS
 };
 extern const char *const futex_step_names[]; /* NULL-terminated, in enum order */
+/* The out-of-line kernel functions each step calls (each a call and a return), by
+ * enum futex_step: what the machine's costs.call_return is paid for. Counted from
+ * kernel/futex of 6.x with the usual x86-64 inlining [A] (docs/kernel.md). */
+extern const uint8_t futex_step_calls[STEP_NSTEPS];
+extern const uint8_t futex_shared_key_calls; /* a shared key's get_key makes these more */
 
 #define KERNEL_MAX_STEPS 32u
 

@@ -27,14 +27,20 @@
 #define MACHINE_MAX_THREADS_PER_CORE 8u
 #define SMT_SLOWDOWN_NONE_MILLI 1000u
 #define SMT_SLOWDOWN_MAX_MILLI 10000u
+/* costs.core_clock: from half the given frequency to four times it */
+#define CORE_CLOCK_MIN_MILLI 500u
+#define CORE_CLOCK_MAX_MILLI 4000u
 
 /* `calibration` (written by make calibrate) and `uncertainty` (the ranges of a
  * machine without a fit) are not the model's: futexsim run --band reads them
  * (sim/band.c) */
 static const char *const machine_keys[] = {
-	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "calibration",
-	"uncertainty", NULL,
+	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "mitigations",
+	"calibration", "uncertainty", NULL,
 };
+static const char *const mitigation_keys[] = { "pti", "spectre_v2", "return_thunk", NULL };
+const char *const mitigation_state_names[] = { "unknown", "off", "on", NULL };
+const char *const spectre_v2_mode_names[] = { "unknown", "off", "retpoline", "ibrs", "eibrs", NULL };
 static const char *const coherence_keys[] = {
 	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", "adjacent_line_prefetch", NULL,
 };
@@ -46,7 +52,7 @@ static const char *const cost_keys[] = {
 	"line_hit", "atomic_hit", "transfer_smt", "transfer_cluster", "transfer_node", "transfer_remote",
 	"memory_local", "memory_remote", "syscall", "line_hold", "smt_slowdown", "transfer_occupancy",
 	"directory_read",
-	"transfer_contended", "invalidation", NULL,
+	"transfer_contended", "invalidation", "core_clock", "call_return", "key_shared", NULL,
 };
 /* Indexed by enum cpu_numbering. */
 static const char *const numbering_names[] = { "cores-first", "smt-adjacent", NULL };
@@ -145,6 +151,33 @@ static int read_frequency(const struct yt_node *root, struct machine *m, struct 
 	if (m->freq_khz < MACHINE_MIN_FREQ_KHZ || m->freq_khz > MACHINE_MAX_FREQ_KHZ)
 		return fs_fail_at(e, &f->mark, "frequency: %" PRIu64 " kHz is outside 1MHz..100GHz",
 				  m->freq_khz);
+	/* The clock under load (all-core turbo) converts every cost given in cycles: the
+	 * cores' own work, not the ns figures of transfers and DRAM. */
+	if (cfg_get_fixed3(yt_get(root, "costs"), "core_clock", 1000, CORE_CLOCK_MIN_MILLI, CORE_CLOCK_MAX_MILLI,
+			   &m->core_clock_milli, e))
+		return -1;
+	m->base_freq_khz = m->freq_khz;
+	m->freq_khz = m->freq_khz * m->core_clock_milli / 1000;
+	if (m->freq_khz > MACHINE_MAX_FREQ_KHZ)
+		return fs_fail_at(e, &f->mark, "frequency x costs.core_clock: %" PRIu64 " kHz is above 100GHz",
+				  m->freq_khz);
+	return 0;
+}
+
+static int read_mitigations(const struct yt_node *root, struct machine *m, struct fs_error *e)
+{
+	const struct yt_node *n = yt_get(root, "mitigations");
+	int pti, spv2, thunk;
+
+	if (n && (cfg_expect(n, YT_MAP, "mitigations", e) || cfg_check_keys(n, "mitigations", mitigation_keys, e)))
+		return -1;
+	if (cfg_get_enum(n, "pti", mitigation_state_names, MIT_UNKNOWN, &pti, e) ||
+	    cfg_get_enum(n, "spectre_v2", spectre_v2_mode_names, SPV2_UNKNOWN, &spv2, e) ||
+	    cfg_get_enum(n, "return_thunk", mitigation_state_names, MIT_UNKNOWN, &thunk, e))
+		return -1;
+	m->mitigations = (struct machine_mitigations){ .pti = (enum mitigation_state)pti,
+						      .spectre_v2 = (enum spectre_v2_mode)spv2,
+						      .return_thunk = (enum mitigation_state)thunk };
 	return 0;
 }
 
@@ -343,6 +376,11 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 	    read_cost(c, "syscall", 1, f, &m->syscall_ps, e) ||
 	    read_cost(c, "line_hold", 0, f, &m->line_hold_ps, e))
 		return -1;
+	if (yt_get(c, "call_return") && read_cost(c, "call_return", 0, f, &m->call_return_ps, e))
+		return -1;
+	m->has_key_shared = yt_get(c, "key_shared") != NULL;
+	if (m->has_key_shared && cfg_parse_cost(yt_get(c, "key_shared"), "costs.key_shared", &m->key_shared, e))
+		return -1;
 	if (cfg_require(c, "smt_slowdown", "costs", e) ||
 	    cfg_parse_fixed3(yt_get(c, "smt_slowdown"), "costs.smt_slowdown", SMT_SLOWDOWN_NONE_MILLI,
 			     SMT_SLOWDOWN_MAX_MILLI, &m->smt_slowdown_milli, e))
@@ -468,6 +506,7 @@ int machine_from_yaml(struct machine *m, const struct yt_node *root, struct fs_e
 	if (read_names(root, &built, e) || read_topology(root, &built, e) ||
 	    read_frequency(root, &built, e) || read_distance(root, &built, e) ||
 	    read_costs(root, &built, remote, e) || read_coherence(root, &built, e) ||
+	    read_mitigations(root, &built, e) ||
 	    build_tables(&built, remote, e)) {
 		free(remote);
 		machine_free(&built);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/simtime.h"
 #include "sim/core/yamltree.h"
@@ -38,6 +39,19 @@ enum cpu_numbering { NUMBERING_CORES_FIRST, NUMBERING_SMT_ADJACENT };
  * cache (home snooping: models/dircache.h). */
 enum snoop_mode { SNOOP_SOURCE, SNOOP_HOME };
 
+/* What the machine's syscall and call_return costs assume of the kernel's
+ * mitigations (its `mitigations:` block): a record, with sources, of the
+ * configuration the costs belong to; the costs, not these words, are the model. */
+enum mitigation_state { MIT_UNKNOWN, MIT_OFF, MIT_ON };
+enum spectre_v2_mode { SPV2_UNKNOWN, SPV2_OFF, SPV2_RETPOLINE, SPV2_IBRS, SPV2_EIBRS };
+struct machine_mitigations {
+	enum mitigation_state pti;          /* page-table isolation (Meltdown): CR3 writes at entry and exit */
+	enum spectre_v2_mode spectre_v2;    /* indirect branches: retpolines, IBRS on entry, or eIBRS */
+	enum mitigation_state return_thunk; /* every kernel return through a thunk (retbleed, SRSO safe-RET) */
+};
+extern const char *const mitigation_state_names[]; /* "unknown", "off", "on" */
+extern const char *const spectre_v2_mode_names[];  /* "unknown", "off", "retpoline", "ibrs", "eibrs" */
+
 #define MACHINE_MAX_CPUS 4096u
 #define MACHINE_MAX_NODES 64u
 
@@ -48,7 +62,9 @@ struct machine {
 	uint32_t cores_per_cluster; /* cores sharing a last-level cache (AMD: a CCX); = cores_per_node on Intel */
 	uint32_t ncores, ncpus;
 	enum cpu_numbering numbering;
-	uint64_t freq_khz;         /* converts costs given in cycles */
+	uint64_t freq_khz;         /* converts costs given in cycles: `frequency` x costs.core_clock */
+	uint64_t base_freq_khz;    /* `frequency` as the file gives it (the part's base clock) */
+	uint64_t core_clock_milli; /* the clock the cores run at under load, x 1/1000 of `frequency` */
 	uint32_t *distance;        /* nodes x nodes, SLIT (10 = local) */
 
 	/* per CPU */
@@ -64,6 +80,12 @@ struct machine {
 	simtime_t transfer_node_ps;/* line from another core of the node, in another cluster */
 	simtime_t memory_local_ps; /* line from DRAM on the requester's node */
 	simtime_t syscall_ps;      /* syscall entry + exit with the mitigations of the era */
+	simtime_t call_return_ps;  /* each call and return pair of the kernel's futex path pays this
+				      beyond the call itself under the kernel's mitigations (return
+				      thunks, retpolines); 0: none (docs/machine.md) */
+	bool has_key_shared;       /* costs.key_shared given: this machine's shared-key path */
+	struct fs_cost key_shared; /* ... replacing the kernel design's costs.key_shared */
+	struct machine_mitigations mitigations;
 	simtime_t line_hold_ps;    /* a CPU that just received a line keeps it this long
 				      before a queued request can take it */
 	uint64_t smt_slowdown_milli; /* local work takes this x 1/1000 longer while the

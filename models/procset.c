@@ -216,6 +216,9 @@ struct path_builder procset_builder(const struct procset *ps, const struct task 
 
 	for (unsigned c = 0; c < KC_NCOSTS; c++)
 		b.costs_ps[c] = fs_cost_ps(world->k->costs[c], world->m->freq_khz);
+	/* a machine fitted to its own -S rows knows its shared-key path (futexsim fit) */
+	if (world->m->has_key_shared)
+		b.costs_ps[KC_KEY_SHARED] = fs_cost_ps(world->m->key_shared, world->m->freq_khz);
 	return b;
 }
 

@@ -591,6 +591,67 @@ START_TEST(one_node_defaults)
 }
 END_TEST
 
+START_TEST(cpu_side_costs)
+{
+	/* The clock under load converts cycles (10 cycles at 2 GHz x 1.25 = 4 ns), not
+	 * ns figures; call_return and key_shared as given; the mitigations' words. */
+	static const char text[] =
+		"name: one\n"
+		"topology: {nodes: 1, cores_per_node: 2, threads_per_core: 1}\n"
+		"frequency: 2000MHz\n"
+		"mitigations: {pti: on, spectre_v2: retpoline, return_thunk: off}\n"
+		"costs: {line_hit: 0ns, atomic_hit: 10 cycles, transfer_smt: 1ns, transfer_node: 30ns,\n"
+		"        memory_local: 90ns, syscall: 100ns, line_hold: 0ns, smt_slowdown: 1,\n"
+		"        core_clock: 1.25, call_return: 3.5ns, key_shared: 300 cycles}\n";
+	static const char defaults[] =
+		"name: one\n"
+		"topology: {nodes: 1, cores_per_node: 2, threads_per_core: 1}\n"
+		"frequency: 2000MHz\n"
+		"costs: {line_hit: 0ns, atomic_hit: 10 cycles, transfer_smt: 1ns, transfer_node: 30ns,\n"
+		"        memory_local: 90ns, syscall: 100ns, line_hold: 0ns, smt_slowdown: 1}\n";
+	static const char *const bad[][2] = {
+		{ "mitigations: {pti: maybe}\n", "pti" },
+		{ "mitigations: {retpoline: on}\n", "retpoline" },
+		{ "mitigations: [on]\n", "mitigations" },
+	};
+	struct fs_error e = { 0 };
+	struct machine m;
+	char buf[1024];
+
+	load_text_ok(text, &m);
+	ck_assert_uint_eq(m.base_freq_khz, 2000000);
+	ck_assert_uint_eq(m.freq_khz, 2500000);
+	ck_assert_uint_eq(m.atomic_hit_ps, 4000);
+	ck_assert_uint_eq(m.transfer_node_ps, 30000);
+	ck_assert_uint_eq(m.syscall_ps, 100000);
+	ck_assert_uint_eq(m.call_return_ps, 3500);
+	ck_assert(m.has_key_shared);
+	ck_assert_uint_eq(fs_cost_ps(m.key_shared, m.freq_khz), 120000); /* 300 cycles at 2.5 GHz */
+	ck_assert_int_eq(m.mitigations.pti, MIT_ON);
+	ck_assert_int_eq(m.mitigations.spectre_v2, SPV2_RETPOLINE);
+	ck_assert_int_eq(m.mitigations.return_thunk, MIT_OFF);
+	machine_free(&m);
+	load_text_ok(defaults, &m);
+	ck_assert_uint_eq(m.freq_khz, 2000000);
+	ck_assert_uint_eq(m.atomic_hit_ps, 5000);
+	ck_assert_uint_eq(m.call_return_ps, 0);
+	ck_assert(!m.has_key_shared);
+	ck_assert_int_eq(m.mitigations.pti, MIT_UNKNOWN);
+	machine_free(&m);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", defaults, bad[i][0]);
+		ck_assert_int_eq(load_text(buf, &m, &e), -1);
+		ck_assert_msg(strstr(e.msg, bad[i][1]) && strstr(e.msg, "inline.yaml:"), "%s", e.msg);
+		machine_free(&m);
+	}
+	snprintf(buf, sizeof(buf), "%s", defaults);
+	strcpy(strstr(buf, "smt_slowdown: 1}"), "smt_slowdown: 1, core_clock: 0.2}\n");
+	ck_assert_int_eq(load_text(buf, &m, &e), -1);
+	ck_assert_msg(strstr(e.msg, "core_clock"), "%s", e.msg);
+	machine_free(&m);
+}
+END_TEST
+
 START_TEST(free_and_names)
 {
 	struct machine m;
@@ -620,6 +681,7 @@ static Suite *machine_suite(void)
 	tcase_add_test(costs, tri_memory);
 	tcase_add_test(costs, e5_pairs_use_the_preset_costs);
 	tcase_add_test(costs, one_node_defaults);
+	tcase_add_test(costs, cpu_side_costs);
 	tcase_add_test(presets, presets_load);
 	tcase_add_test(presets, clusters);
 	tcase_add_test(cpulists, cpulists_e5);

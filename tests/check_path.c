@@ -270,6 +270,38 @@ START_TEST(test_three_steps_merge_work)
 }
 END_TEST
 
+START_TEST(test_calls_pay_call_return)
+{
+	/* The same three steps on a machine whose kernel pays 2 ns per call and return:
+	 * syscall makes 5 calls (do_syscall_64, x64_sys_call, __x64_sys_futex, do_futex,
+	 * syscall_exit_to_user_mode), get_key 1 (get_futex_key; shared: + 5 of
+	 * get_user_pages_fast's), read_uval 1 (futex_get_value_locked): 7 calls = 14 ns
+	 * private, 12 = 24 ns shared, each ahead of its step's own work. */
+	static const struct uop want_private[] = {
+		WORK(SYSCALL_PS + KEY_PRIVATE_PS + UVAL_READ_PS + 7 * 2 * NS),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+	};
+	static const struct uop want_shared[] = {
+		WORK(SYSCALL_PS + KEY_SHARED_PS + 11 * 2 * NS),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
+		WORK(UVAL_READ_PS + 2 * NS),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+	};
+	struct path_builder b;
+
+	load_design("wait_eagain: [syscall, get_key, read_uval]");
+	fx.m.call_return_ps = 2 * NS;
+	b = builder(&fx.k, &fx.m, false, fx.uops);
+	compile(&b, FOP_WAIT_EAGAIN);
+	assert_prog(&b, want_private, 2);
+	b = builder(&fx.k, &fx.m, true, fx.uops);
+	compile(&b, FOP_WAIT_EAGAIN);
+	assert_prog(&b, want_shared, 5);
+	free_design();
+}
+END_TEST
+
 /* FUTEX_WAIT with the 6.16+ EAGAIN path and the default wait_block
  * [queue, unlock, sleep, hash_put]: wait_eagain through read_uval (steps 0-6),
  * the value check, wait_block, a jump to the end, then the rest of wait_eagain
@@ -691,6 +723,7 @@ static Suite *suite(void)
 
 	tcase_add_test(compiling, test_three_steps);
 	tcase_add_test(compiling, test_three_steps_merge_work);
+	tcase_add_test(compiling, test_calls_pay_call_return);
 	tcase_add_test(compiling, test_read_then_rmw_one_request);
 	tcase_add_test(compiling, test_wait_branch_targets);
 	tcase_add_test(compiling, test_wake_and_requeue_branch_targets);
