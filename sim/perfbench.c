@@ -21,7 +21,6 @@
 /* -r's default, in simulated seconds (perf's is 10 real seconds). */
 #define DEFAULT_RUNTIME 0.01
 #define MAX_RUNTIME 3600.0
-#define MAX_BENCH_SETS 16
 #define MAX_REPEAT 100000u
 /* The repeated-run suites end when their runs are done; the simulated time allowed. */
 #define SUITE_TIME_LIMIT "10s"
@@ -96,6 +95,7 @@ struct bench_opts {
 	double runtime;
 	const char *machine, *kernel, *scenario, *cpus;
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
+	char error[256];      /* a bad option's message */
 };
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
@@ -155,12 +155,11 @@ static void print_perf_usage(enum suite suite)
 	fputc('\n', stderr);
 }
 
-static int bad_option(const struct bench_opts *o, const char *fmt, const char *what)
+/* A bad option: its message kept for the caller (perf's " Error: " line and usage
+ * on the command line, FILE:LINE:COL in a measurements file). */
+static int bad_option(struct bench_opts *o, const char *fmt, const char *what)
 {
-	fputs(" Error: ", stderr);
-	fprintf(stderr, fmt, what);
-	fputc('\n', stderr);
-	print_perf_usage(o->suite);
+	snprintf(o->error, sizeof(o->error), fmt, what);
 	return FS_ERR_USAGE;
 }
 
@@ -333,20 +332,14 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 	return 0;
 }
 
-struct bench_sets {
-	const char *v[MAX_BENCH_SETS];
-	char buf[MAX_BENCH_SETS][4200];
-	size_t n;
-};
-
-static void add_set(struct bench_sets *b, const char *key, const char *value)
+static void add_set(struct perfbench_sets *b, const char *key, const char *value)
 {
 	snprintf(b->buf[b->n], sizeof(b->buf[b->n]), "%s=%s", key, value);
 	b->v[b->n] = b->buf[b->n];
 	b->n++;
 }
 
-static void add_set_u(struct bench_sets *b, const char *key, unsigned long value)
+static void add_set_u(struct perfbench_sets *b, const char *key, unsigned long value)
 {
 	char num[32];
 
@@ -370,7 +363,7 @@ static void print_hashing(const struct bench_opts *o, const struct sim *s, FILE 
 }
 
 /* perf bench's own options before the suite: -r/--repeat N. Returns the index of
- * "futex" (or of what stands there), or -1 after printing a bad option. */
+ * "futex" (or of what stands there), or -1 with the message in o->error. */
 static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
 {
 	int i = 2;
@@ -386,12 +379,11 @@ static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
 		else if (!strncmp(argv[i], "-r", 2))
 			v = argv[i] + 2;
 		else {
-			fprintf(stderr, " Error: unknown option `%s'\n\n Usage: futexsim bench [-r N] futex SUITE <options>\n",
-				argv[i]);
+			snprintf(o->error, sizeof(o->error), "unknown option `%s' of perf bench", argv[i]);
 			return -1;
 		}
 		if (parse_uint(v, MAX_REPEAT, &n) < 0 || !n) {
-			fprintf(stderr, " Error: -r/--repeat needs a number of runs from 1 to %u\n", MAX_REPEAT);
+			snprintf(o->error, sizeof(o->error), "-r/--repeat needs a number of runs from 1 to %u", MAX_REPEAT);
 			return -1;
 		}
 		o->repeat = (unsigned)n;
@@ -400,8 +392,45 @@ static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
 	return i;
 }
 
+enum parsed { PARSED_RUN, PARSED_HELP, PARSED_NO_SUITE, PARSED_BAD_BENCH, PARSED_BAD_OPTION };
+
+/* perf bench's command line after "bench" (argv[2] on): the suite and its options
+ * into o. PARSED_BAD_BENCH and PARSED_BAD_OPTION leave the message in o->error. */
+static enum parsed parse_command(int argc, char **argv, struct bench_opts *o)
+{
+	const char *name;
+	int rc, first = parse_bench_options(argc, argv, o);
+
+	if (first < 0)
+		return PARSED_BAD_BENCH;
+	if (first >= argc)
+		return PARSED_NO_SUITE;
+	if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help"))
+		return PARSED_HELP;
+	if (strcmp(argv[first], "futex")) {
+		snprintf(o->error, sizeof(o->error),
+			 "%s is not simulated: only perf bench's futex suites are (see futexsim bench --help)",
+			 argv[first]);
+		return PARSED_BAD_BENCH;
+	}
+	name = first + 1 < argc ? argv[first + 1] : "(no benchmark)";
+	if (!strcmp(name, "-h") || !strcmp(name, "--help"))
+		return PARSED_HELP;
+	for (o->suite = 0; o->suite < S_NSUITES && strcmp(name, suite_names[o->suite]); o->suite++)
+		;
+	if (o->suite == S_NSUITES) {
+		snprintf(o->error, sizeof(o->error),
+			 "futex %s is not simulated: the suites are hash, wake, wake-parallel, requeue and lock-pi "
+			 "(see futexsim bench --help)",
+			 name);
+		return PARSED_BAD_BENCH;
+	}
+	rc = parse_options(argc, argv, first + 2, o);
+	return rc == 1 ? PARSED_HELP : rc ? PARSED_BAD_OPTION : PARSED_RUN;
+}
+
 /* The workload of the suite, as --set overrides. */
-static void add_workload(struct bench_sets *b, const struct bench_opts *o)
+static void add_workload(struct perfbench_sets *b, const struct bench_opts *o)
 {
 	static const char *const types[S_NSUITES] = { "{type: hash-bench}", "{type: wake}", "{type: wake-parallel}",
 						     "{type: requeue}", "{type: lock-pi}" };
@@ -442,73 +471,62 @@ static void add_workload(struct bench_sets *b, const struct bench_opts *o)
 	add_set(b, "run.warmup", "0ns");
 }
 
-int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
+/* The scenario overrides of parsed options: the defaults' (or --scenario's) keys,
+ * then the machine, the kernel, the suite's workload and the buckets. */
+static void sets_of(const struct bench_opts *o, struct perfbench_sets *b)
 {
-	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
-	struct bench_sets *b;
-	struct fs_error err = { 0 };
-	struct scenario sc;
-	struct results res;
-	struct sim s;
-	struct timespec t0, t1;
-	const char *name;
-	int rc, first, status = FS_OK;
-
-	first = parse_bench_options(argc, argv, &o);
-	if (first < 0)
-		return FS_ERR_USAGE;
-	if (first >= argc || !strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
-		fputs(perfbench_usage, first >= argc ? stderr : stdout);
-		return first >= argc ? FS_ERR_USAGE : FS_OK;
-	}
-	if (strcmp(argv[first], "futex")) {
-		fprintf(stderr, "futexsim bench: %s is not simulated: only perf bench's futex suites are (see futexsim "
-				"bench --help)\n",
-			argv[first]);
-		return FS_ERR_USAGE;
-	}
-	name = first + 1 < argc ? argv[first + 1] : "(no benchmark)";
-	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-		fputs(perfbench_usage, stdout);
-		return FS_OK;
-	}
-	for (o.suite = 0; o.suite < S_NSUITES && strcmp(name, suite_names[o.suite]); o.suite++)
-		;
-	if (o.suite == S_NSUITES) {
-		fprintf(stderr, "futexsim bench: futex %s is not simulated: the suites are hash, wake, wake-parallel, "
-				"requeue and lock-pi (see futexsim bench --help)\n",
-			name);
-		return FS_ERR_USAGE;
-	}
-	rc = parse_options(argc, argv, first + 2, &o);
-	if (rc == 1) {
-		fputs(perfbench_usage, stdout);
-		return FS_OK;
-	}
-	if (rc)
-		return rc;
-	if (!(b = calloc(1, sizeof(*b)))) {
-		fprintf(stderr, "futexsim: out of memory\n");
-		return FS_ERR_RUNTIME;
-	}
-	/* the scenario: --scenario's keys, or the defaults, with a fresh workload */
-	if (!o.scenario) {
+	if (!o->scenario) {
 		char scenario_name[64];
 
-		snprintf(scenario_name, sizeof(scenario_name), "perf-bench-futex-%s", suite_names[o.suite]);
+		snprintf(scenario_name, sizeof(scenario_name), "perf-bench-futex-%s", suite_names[o->suite]);
 		add_set(b, "name", scenario_name);
 		add_set(b, "machine", DEFAULT_MACHINE);
 		add_set(b, "kernel", DEFAULT_KERNEL);
 		add_set(b, "run.seed", DEFAULT_SEED);
 	}
-	if (o.machine)
-		add_set(b, "machine", o.machine);
-	if (o.kernel)
-		add_set(b, "kernel", o.kernel);
-	add_workload(b, &o);
-	if (o.buckets_given)
-		add_set_u(b, "kernel.private_hash.buckets", (unsigned long)o.buckets);
-	add_set(b, "output.per_thread", o.silent ? "false" : "true");
+	if (o->machine)
+		add_set(b, "machine", o->machine);
+	if (o->kernel)
+		add_set(b, "kernel", o->kernel);
+	add_workload(b, o);
+	if (o->buckets_given)
+		add_set_u(b, "kernel.private_hash.buckets", (unsigned long)o->buckets);
+	add_set(b, "output.per_thread", o->silent ? "false" : "true");
+}
+
+int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
+{
+	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
+	struct perfbench_sets *b;
+	struct fs_error err = { 0 };
+	struct scenario sc;
+	struct results res;
+	struct sim s;
+	struct timespec t0, t1;
+	int status = FS_OK;
+
+	switch (parse_command(argc, argv, &o)) {
+	case PARSED_NO_SUITE:
+		fputs(perfbench_usage, stderr);
+		return FS_ERR_USAGE;
+	case PARSED_HELP:
+		fputs(perfbench_usage, stdout);
+		return FS_OK;
+	case PARSED_BAD_BENCH:
+		fprintf(stderr, "futexsim bench: %s\n", o.error);
+		return FS_ERR_USAGE;
+	case PARSED_BAD_OPTION:
+		fprintf(stderr, " Error: %s\n", o.error);
+		print_perf_usage(o.suite);
+		return FS_ERR_USAGE;
+	case PARSED_RUN:
+		break;
+	}
+	if (!(b = calloc(1, sizeof(*b)))) {
+		fprintf(stderr, "futexsim: out of memory\n");
+		return FS_ERR_RUNTIME;
+	}
+	sets_of(&o, b);
 
 	memset(&s, 0, sizeof(s));
 	if (scenario_load(&sc, o.scenario ? o.scenario : "/dev/null", b->v, b->n, &err) < 0) {
@@ -580,4 +598,104 @@ out:
 	scenario_free(&sc);
 	free(b);
 	return status;
+}
+
+/* futexsim's own options: not perf's, so not in a command line of a real run */
+static bool futexsim_only(enum opt_id id)
+{
+	return id == O_VERBOSE || id == O_MACHINE || id == O_KERNEL || id == O_SCENARIO || id == O_CPUS ||
+	       id == O_NODE;
+}
+
+int perfbench_line_sets(const char *line, const char *machine, const char *kernel, const char *cpus,
+			struct perfbench_sets *b, enum perfbench_figure *figure, char *msg, size_t msgsize)
+{
+	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
+	char words[1024], *argv[64];
+	int argc = 0;
+
+	if (strlen(line) >= sizeof(words)) {
+		snprintf(msg, msgsize, "the command line is longer than %zu characters", sizeof(words) - 1);
+		return -1;
+	}
+	strcpy(words, line);
+	argv[argc++] = "futexsim";
+	for (char *w = strtok(words, " \t"); w; w = strtok(NULL, " \t")) {
+		if (argc == (int)(sizeof(argv) / sizeof(argv[0])) - 1) {
+			snprintf(msg, msgsize, "more than %d words", argc - 1);
+			return -1;
+		}
+		if (strpbrk(w, "'\"\\$`|;&<>")) {
+			snprintf(msg, msgsize, "'%.40s': only perf's words, without quotes, pipes or redirections", w);
+			return -1;
+		}
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	if (argc < 3 || strcmp(argv[1], "perf") || strcmp(argv[2], "bench")) {
+		snprintf(msg, msgsize, "expected perf's command line as typed: perf bench [-r N] futex SUITE [OPTIONS]");
+		return -1;
+	}
+	/* parse_command reads perf bench's arguments from argv[2] on */
+	switch (parse_command(argc - 1, argv + 1, &o)) {
+	case PARSED_RUN:
+		break;
+	case PARSED_HELP:
+	case PARSED_NO_SUITE:
+		snprintf(msg, msgsize, "no benchmark run: expected perf bench [-r N] futex SUITE [OPTIONS]");
+		return -1;
+	default:
+		snprintf(msg, msgsize, "%s", o.error);
+		return -1;
+	}
+	for (int i = 3; i < argc; i++)
+		for (size_t k = 0; k < NOPTIONS; k++)
+			if (futexsim_only(options[k].id) && argv[i][0] == '-' &&
+			    ((argv[i][1] == '-' && !strncmp(argv[i] + 2, options[k].long_name, strlen(options[k].long_name)) &&
+			      strchr("=", argv[i][2 + strlen(options[k].long_name)])) ||
+			     (argv[i][1] != '-' && options[k].short_name && strchr(argv[i] + 1, options[k].short_name) &&
+			      (options[k].suites & SUITE(o.suite))))) {
+				snprintf(msg, msgsize, "%s is futexsim's option, not perf's (the row's machine, kernel "
+						       "and cpus keys say that)",
+					 argv[i]);
+				return -1;
+			}
+	memset(b, 0, sizeof(*b));
+	o.silent = true;
+	o.machine = machine;
+	o.kernel = kernel;
+	o.cpus = cpus;
+	sets_of(&o, b);
+	*figure = o.suite == S_HASH || o.suite == S_LOCK_PI ? PERF_FIGURE_OPS_PER_SEC : PERF_FIGURE_MS;
+	return 0;
+}
+
+int perfbench_output_figure(const char *text, enum perfbench_figure figure, double *out)
+{
+	bool found = false;
+
+	/* perf's summary line: print_summary() of futex-hash.c and futex-lock-pi.c ("Averaged
+	 * %ld operations/sec"), of futex-wake.c, -wake-parallel.c and -requeue.c (" in %.4f ms");
+	 * the last such line, after any per-thread or per-run lines */
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *in;
+		double v;
+		char *end;
+
+		if (figure == PERF_FIGURE_OPS_PER_SEC && !strncmp(l, "Averaged ", 9)) {
+			v = strtod(l + 9, &end);
+			if (end != l + 9 && !strncmp(end, " operations/sec", 15) && v >= 0 && v < 1e15) {
+				*out = v;
+				found = true;
+			}
+		} else if (figure == PERF_FIGURE_MS && (in = strstr(l, " in ")) && (!strchr(l, '\n') || in < strchr(l, '\n')) &&
+			   l[0] != '[') {
+			v = strtod(in + 4, &end);
+			if (end != in + 4 && !strncmp(end, " ms", 3) && v >= 0 && v < 1e12) {
+				*out = v;
+				found = true;
+			}
+		}
+	}
+	return found ? 0 : -1;
 }
