@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/perfstat.h"
+#include "sim/runpool.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -133,55 +134,37 @@ static double run_one(const struct point *pt, const char *const *extra, size_t n
 	return result;
 }
 
+struct run_ctx {
+	const struct points *p;
+	const char *const *extra;
+	size_t nextra;
+};
+
+static double run_task(size_t i, void *ctx)
+{
+	const struct run_ctx *c = ctx;
+	const struct point *pt = &c->p->v[i];
+	struct fs_error err = { 0 };
+	double v = run_one(pt, c->extra, c->nextra, &err);
+
+	if (v < 0)
+		fprintf(stderr, "point %s/%s/%llu: %s\n", pt->table, pt->series, (unsigned long long)pt->x, err.msg);
+	return v;
+}
+
 int points_run(struct points *p, const char *const *extra, size_t nextra, unsigned jobs, struct fs_error *e)
 {
-	int fds[64][2];
-	pid_t pids[64];
+	struct run_ctx ctx = { p, extra, nextra };
+	double *out = calloc(p->n ? p->n : 1, sizeof(*out));
+	int rc;
 
-	if (jobs < 1)
-		jobs = 1;
-	if (jobs > 64)
-		jobs = 64;
-	/* worker w simulates points w, w + jobs, ...; results come back through a pipe */
-	for (unsigned w = 0; w < jobs; w++) {
-		if (pipe(fds[w]) < 0)
-			return fs_fail(e, FS_ERR_RUNTIME, "pipe: %s", strerror(errno));
-		pids[w] = fork();
-		if (pids[w] < 0)
-			return fs_fail(e, FS_ERR_RUNTIME, "fork: %s", strerror(errno));
-		if (pids[w] == 0) {
-			close(fds[w][0]);
-			for (size_t i = w; i < p->n; i += jobs) {
-				struct fs_error err = { 0 };
-				double v = run_one(&p->v[i], extra, nextra, &err);
-
-				if (v < 0)
-					fprintf(stderr, "point %s/%s/%llu: %s\n", p->v[i].table, p->v[i].series,
-						(unsigned long long)p->v[i].x, err.msg);
-				if (write(fds[w][1], &v, sizeof(v)) != sizeof(v))
-					_exit(2);
-			}
-			_exit(0);
-		}
-		close(fds[w][1]);
-	}
-	int failed = 0;
-
-	for (unsigned w = 0; w < jobs; w++) {
-		int status;
-
-		for (size_t i = w; i < p->n; i += jobs) {
-			double v = -1;
-
-			if (read(fds[w][0], &v, sizeof(v)) != sizeof(v) || v < 0)
-				failed = 1;
-			p->v[i].simulated = v;
-		}
-		close(fds[w][0]);
-		if (waitpid(pids[w], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			failed = 1;
-	}
-	return failed ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
+	if (!out)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	rc = runpool_map(p->n, run_task, &ctx, jobs ? jobs : 1, out, e);
+	for (size_t i = 0; i < p->n; i++)
+		p->v[i].simulated = out[i];
+	free(out);
+	return rc < 0 ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
 }
 
 int points_run_seeds(struct points *p, const char *const *extra, size_t nextra, unsigned seeds, unsigned jobs,

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/runpool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RUNPOOL_MAX_JOBS 64u
+
+unsigned runpool_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > (long)RUNPOOL_MAX_JOBS ? RUNPOOL_MAX_JOBS : (unsigned)n;
+}
+
+int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *out, struct fs_error *e)
+{
+	int fds[RUNPOOL_MAX_JOBS][2];
+	pid_t pids[RUNPOOL_MAX_JOBS];
+	unsigned started = 0;
+	int failed = 0;
+
+	if (!jobs)
+		jobs = runpool_default_jobs();
+	if (jobs > RUNPOOL_MAX_JOBS)
+		jobs = RUNPOOL_MAX_JOBS;
+	if (jobs > n)
+		jobs = n ? (unsigned)n : 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = -1;
+	fflush(NULL); /* a child's exit must not flush the caller's buffers again */
+	for (unsigned w = 0; w < jobs; w++) {
+		if (pipe(fds[w]) < 0) {
+			failed = fs_fail(e, FS_ERR_RUNTIME, "pipe: %s", strerror(errno));
+			break;
+		}
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			close(fds[w][0]);
+			close(fds[w][1]);
+			failed = fs_fail(e, FS_ERR_RUNTIME, "fork: %s", strerror(errno));
+			break;
+		}
+		if (pids[w] == 0) {
+			close(fds[w][0]);
+			for (size_t i = w; i < n; i += jobs) {
+				double v = task(i, ctx);
+
+				if (write(fds[w][1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+					_exit(2);
+			}
+			fflush(NULL);
+			_exit(0);
+		}
+		close(fds[w][1]);
+		started++;
+	}
+	for (unsigned w = 0; w < started; w++) {
+		int status;
+
+		for (size_t i = w; i < n; i += jobs) {
+			double v = -1;
+
+			if (read(fds[w][0], &v, sizeof(v)) != (ssize_t)sizeof(v))
+				v = -1;
+			out[i] = v;
+			if (!(v >= 0) && !failed)
+				failed = fs_fail(e, FS_ERR_RUNTIME, "some simulations failed (see above)");
+		}
+		close(fds[w][0]);
+		while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (started < jobs && !failed)
+		failed = -1;
+	return failed ? -1 : 0;
+}
