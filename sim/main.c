@@ -19,6 +19,7 @@
 #include "sim/core/error.h"
 #include "sim/cliopt.h"
 #include "sim/compare.h"
+#include "sim/fit.h"
 #include "sim/core/yamltree.h"
 #include "sim/h5out.h"
 #include "sim/h5read.h"
@@ -82,6 +83,9 @@ static const char usage_main[] =
 	"  bench [-r N] futex SUITE ...  perf bench futex (hash, wake, wake-parallel, requeue,\n"
 	"                                lock-pi), simulated: perf's options\n"
 	"                                (-t -f -b -S -s -r -m) and its output, line for line\n"
+	"  fit MEASUREMENTS.yaml -o MACHINE.yaml\n"
+	"                                fit a machine's CPU-side costs to its stock kernel's\n"
+	"                                perf bench futex rows (docs/calibration.md)\n"
 	"  help [COMMAND]                show help\n"
 	"\n"
 	"Options:\n"
@@ -1408,11 +1412,12 @@ int main(int argc, char **argv)
 				    : !strcmp(argv[2], "probe") ? usage_probe
 				    : !strcmp(argv[2], "list")  ? usage_list
 				    : !strcmp(argv[2], "bench") ? perfbench_usage
+				    : !strcmp(argv[2], "fit")   ? fit_usage
 								: NULL;
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, c2c, list, probe, bench)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, c2c, list, probe, bench, fit)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -1434,6 +1439,8 @@ int main(int argc, char **argv)
 		return cmd_probe(argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc, argv);
+	if (!strcmp(cmd, "fit"))
+		return fit_command(argc, argv);
 	if (!strcmp(cmd, "bench")) {
 		install_signal_handlers();
 		return perfbench_command(argc, argv, &interrupted);
