@@ -217,6 +217,12 @@ validate: deps
 	@echo "== hardware facts alone: e5-2650-2s-hw (nothing fitted but the kernel path's cycle costs), every table"
 	@bin/futexsim-validate --set machine=e5-2650-2s-hw --out results/validation/hw | \
 	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
+	@echo "== anchored: e5-2650-2s-hw fitted by futexsim fit to its five stock-kernel rows alone (analysis/data/e5-2650-stock-rows.yaml), predicting every table"
+	@mkdir -p results/validation/anchored
+	@bin/futexsim fit analysis/data/e5-2650-stock-rows.yaml -o results/validation/anchored/e5-2650-2s-anchored.yaml --quiet | \
+	  sed -n '/^# Rows/,/^name:/p' | sed '$$d'
+	@bin/futexsim-validate --set machine=results/validation/anchored/e5-2650-2s-anchored.yaml --out results/validation/anchored | \
+	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
 	@echo "== another machine, hardware facts alone: qspinlock and CNA on the 4-socket E7 (published: locktorture on an E7-8895 v3)"
 	@sh analysis/cna-check $(BIN)
 	@echo "== another machine, hardware facts alone: the v11 table predicted for the 4-socket E7 (its figures are not in our sources)"

@@ -33,9 +33,11 @@
  * the figures' graininess at the fit's window, well below the range. */
 #define FIT_STEP 0.05
 #define FIT_MAX_ITERS 8
-/* The fit ends when an iteration lowers the loss by less than this (in units of
- * one row's sigma squared) */
-#define FIT_TOL 0.01
+/* damped steps tried per iteration, each with ten times the damping of the last */
+#define FIT_MAX_TRIES 5
+/* The fit ends when an iteration lowers the loss by less than this, in units of one
+ * row's sigma squared: half of one, finer than the rows' own noise */
+#define FIT_TOL 0.5
 /* A parameter whose spread after the fit is below this fraction of its prior's
  * is pinned by the rows; a pair correlated beyond FIT_CORR the rows cannot tell apart. */
 #define FIT_PINNED 0.5
@@ -119,7 +121,7 @@ struct fit {
 	const double *batch;
 	double loss, cov[FIT_MAX_PARAMS * FIT_MAX_PARAMS];
 	double lo_sd[FIT_MAX_PARAMS]; /* the prior's sd in z (1/sqrt 12) */
-	char machine_path[4096];      /* the machine file read (for the -o check and the header) */
+	char description[512];        /* the machine's, for the written one's */
 };
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -243,6 +245,7 @@ static int read_params(struct fit *f, struct fs_error *e)
 		return -1;
 	}
 	m = yt_get(sc.resolved, "machine");
+	snprintf(f->description, sizeof(f->description), "%s", sc.machine.description ? sc.machine.description : "");
 	costs = yt_get(m, "costs");
 	ranges = yt_get(yt_get(m, "uncertainty"), "costs");
 	for (size_t k = 0; k < FIT_MAX_PARAMS; k++) {
@@ -467,7 +470,7 @@ static int run_fit(struct fit *f, struct fs_error *e)
 {
 	size_t np = f->np, nr = f->nrows;
 	double z[FIT_MAX_PARAMS], zs[(FIT_MAX_PARAMS + 1) * FIT_MAX_PARAMS], a[FIT_MAX_PARAMS * FIT_MAX_PARAMS],
-		g[FIT_MAX_PARAMS], h[FIT_MAX_PARAMS], lambda = 1e-3;
+		g[FIT_MAX_PARAMS], h[FIT_MAX_PARAMS], lambda = 1e-2;
 	double *r = calloc((np + 1) * nr, sizeof(*r)), *jac = calloc(nr * np, sizeof(*jac)), *rn = calloc(nr, sizeof(*rn));
 	int rc = -1;
 
@@ -512,7 +515,7 @@ static int run_fit(struct fit *f, struct fs_error *e)
 		/* a damped Gauss-Newton step, inside the bounds; more damping until it helps */
 		bool better = false;
 
-		for (int tries = 0; tries < 3 && !better; tries++) {
+		for (int tries = 0; tries < FIT_MAX_TRIES && !better; tries++) {
 			double step[FIT_MAX_PARAMS], zn[FIT_MAX_PARAMS], neg[FIT_MAX_PARAMS], moved = 0;
 
 			for (size_t k = 0; k < np; k++)
@@ -529,9 +532,11 @@ static int run_fit(struct fit *f, struct fs_error *e)
 				break;
 			if (simulate_batch(f, zn, 1, rn, e) < 0)
 				goto out;
+			if (!f->quiet)
+				fprintf(stderr, "futexsim fit:   damping %.0e: loss %.3f\n", lambda, loss_of(f, zn, rn));
 			if (loss_of(f, zn, rn) < loss - FIT_TOL) {
 				memcpy(z, zn, sizeof(zn));
-				lambda = fmax(lambda / 10, 1e-6);
+				lambda = fmax(lambda / 3, 1e-6);
 				better = true;
 			} else {
 				lambda *= 10;
@@ -613,8 +618,12 @@ static void write_machine(const struct fit *f, FILE *out)
 					f->params[i].def->key, f->params[j].def->key, rho);
 		}
 	fprintf(out, "name: %s\n", f->name);
-	fprintf(out, "description: \"%s, CPU-side costs fitted by futexsim fit to %zu stock-kernel rows\"\n",
-		f->machine, f->nrows);
+	/* a record of what the fitted costs assume: the rows do not say */
+	fprintf(out, "description: \"");
+	for (const char *c = f->description; *c; c++)
+		if (*c != '"' && *c != '\\' && (unsigned char)*c >= ' ')
+			fputc(*c, out);
+	fprintf(out, "; CPU-side costs fitted by futexsim fit to %zu stock-kernel rows\"\n", f->nrows);
 	fprintf(out, "inherit: %s\n", f->machine);
 	fprintf(out, "costs:\n");
 	for (size_t k = 0; k < np; k++) {
@@ -632,19 +641,19 @@ static void write_machine(const struct fit *f, FILE *out)
 	fprintf(out, "  parameters: [");
 	for (size_t k = 0; k < np; k++)
 		fprintf(out, "%scosts.%s", k ? ", " : "", f->params[k].def->key);
-	fprintf(out, "]\n  units: [");
+	fprintf(out, "]  # [F]\n  units: [");
 	for (size_t k = 0; k < np; k++)
 		fprintf(out, "%s%s", k ? ", " : "", unit_names[f->params[k].def->unit]);
-	fprintf(out, "]\n  fitted: [");
+	fprintf(out, "]  # [F]\n  fitted: [");
 	for (size_t k = 0; k < np; k++)
 		fprintf(out, "%s%.6g", k ? ", " : "", f->params[k].value);
-	fprintf(out, "]\n  min: [");
+	fprintf(out, "]  # [F]\n  min: [");
 	for (size_t k = 0; k < np; k++)
 		fprintf(out, "%s%.6g", k ? ", " : "", f->params[k].lo);
-	fprintf(out, "]\n  max: [");
+	fprintf(out, "]  # [F]\n  max: [");
 	for (size_t k = 0; k < np; k++)
 		fprintf(out, "%s%.6g", k ? ", " : "", f->params[k].hi);
-	fprintf(out, "]\n  covariance:  # in the units above, the parameters' order\n");
+	fprintf(out, "]  # [F]\n  covariance:  # [F] in the units above, the parameters' order\n");
 	for (size_t i = 0; i < np; i++) {
 		fprintf(out, "    - [");
 		for (size_t j = 0; j < np; j++)
