@@ -42,6 +42,10 @@
  * is pinned by the rows; a pair correlated beyond FIT_CORR the rows cannot tell apart. */
 #define FIT_PINNED 0.5
 #define FIT_CORR 0.9
+/* costs.key_shared's range when the machine's uncertainty block has none [A]: the
+ * bounds analysis/calibration.yaml gives the kernel design's value */
+#define KEY_SHARED_MIN_CYCLES 50.0
+#define KEY_SHARED_MAX_CYCLES 1500.0
 
 const char fit_usage[] =
 	"usage: futexsim fit MEASUREMENTS.yaml -o MACHINE.yaml [--machine NAME] [--name NAME]\n"
@@ -255,13 +259,22 @@ static int read_params(struct fit *f, struct fs_error *e)
 		enum unit ulo, uhi, ucur = def->unit;
 		char what[96];
 
-		if (!range || (def->unit == U_CYCLES && !any_shared))
+		if (def->unit == U_CYCLES && !any_shared)
 			continue;
+		if (!range && def->unit == U_CYCLES) {
+			/* the kernel design's cost, which a machine file does not set: the
+			 * calibration spec's bounds (analysis/calibration.yaml) [A] */
+			p->lo = KEY_SHARED_MIN_CYCLES;
+			p->hi = KEY_SHARED_MAX_CYCLES;
+			ulo = uhi = U_CYCLES;
+		} else if (!range) {
+			continue;
+		}
 		snprintf(what, sizeof(what), "machine %s: uncertainty.costs.%s", f->machine, def->key);
-		if (cfg_expect(range, YT_SEQ, what, e) < 0)
+		if (range && cfg_expect(range, YT_SEQ, what, e) < 0)
 			goto out;
-		if (range->len != 2 || parse_value(range->items[0], what, &ulo, &p->lo, e) < 0 ||
-		    parse_value(range->items[1], what, &uhi, &p->hi, e) < 0) {
+		if (range && (range->len != 2 || parse_value(range->items[0], what, &ulo, &p->lo, e) < 0 ||
+			      parse_value(range->items[1], what, &uhi, &p->hi, e) < 0)) {
 			if (range->len != 2)
 				fs_fail_at(e, &range->mark, "%s: expected [MIN, MAX]", what);
 			goto out;
@@ -284,7 +297,7 @@ static int read_params(struct fit *f, struct fs_error *e)
 			p->prior = def->unit == U_FACTOR ? 1.0 : 0.0;
 		}
 		if (ucur != def->unit || !(p->prior >= p->lo && p->prior <= p->hi)) {
-			fs_fail_at(e, cur ? &cur->mark : &range->mark,
+			fs_fail_at(e, cur ? &cur->mark : range ? &range->mark : &m->mark,
 				   "machine %s: costs.%s must be in %s inside its uncertainty range to be fitted", f->machine,
 				   def->key, unit_names[def->unit]);
 			goto out;
@@ -632,8 +645,7 @@ static void write_machine(const struct fit *f, FILE *out)
 		format_param(v, sizeof(v), p, p->value);
 		format_param(lo, sizeof(lo), p, p->lo);
 		format_param(hi, sizeof(hi), p, p->hi);
-		fprintf(out, "  %s: %s  # [F] %s; +- %.3g (1 sigma), prior %.4g, range %s..%s (the machine's uncertainty "
-			     "block); %s\n",
+		fprintf(out, "  %s: %s  # [F] %s; +- %.3g (1 sigma), prior %.4g, range %s..%s; %s\n",
 			p->def->key, v, p->def->what, p->sd, p->prior, lo, hi,
 			pinned(p) ? "pinned by the rows" : "not pinned by the rows");
 	}
