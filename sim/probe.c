@@ -44,21 +44,27 @@ static void line(FILE *f, const char *indent, const char *key, const char *value
 	fputc('\n', f);
 }
 
+/* "low tail X, median M, spread Y-Z (p10-p90) over N rounds" (a latency) or
+ * "median M, spread Y-Z (p10-p90) over N trials" (the SMT slowdown). */
 static void spread(char *buf, size_t size, const struct probe_value *v, bool ratio)
 {
 	if (ratio)
 		snprintf(buf, size, "median %.3f, spread %.3f-%.3f (%s) over %" PRIu32 " trials", v->median, v->lo, v->hi,
 			 v->percentiles ? "p10-p90" : "min-max", v->n);
+	else if (v->low_tail)
+		snprintf(buf, size, "low tail %.2fns, median %.2fns, spread %.2f-%.2fns (%s) over %" PRIu32 " rounds%s",
+			 v->estimate, v->median, v->lo, v->hi, v->percentiles ? "p10-p90" : "min-max", v->n,
+			 v->attempts > 1 ? (v->unstable ? ", unstable after every retry" : ", stable on a retry") : "");
 	else
 		snprintf(buf, size, "median %.2fns, spread %.2f-%.2fns (%s) over %" PRIu32 " trials", v->median, v->lo,
 			 v->hi, v->percentiles ? "p10-p90" : "min-max", v->n);
 }
 
-/* The comment of one value: "[M] measured by futexsim probe: median ..., METHOD,
+/* The comment of one value: "[M] measured by futexsim probe: low tail ..., METHOD,
  * DATE, MODEL, kernel RELEASE" or "[A] WHY". */
 static void value_comment(char *buf, size_t size, const struct probe_value *v, bool ratio, const char *stamp)
 {
-	char s[160];
+	char s[200];
 
 	if (!v->measured) {
 		snprintf(buf, size, "[%c] %s", v->label ? v->label : 'A', v->why_not);
@@ -66,14 +72,24 @@ static void value_comment(char *buf, size_t size, const struct probe_value *v, b
 	}
 	spread(s, sizeof(s), v, ratio);
 	snprintf(buf, size, "[M] measured by futexsim probe: %s; %s%s; %s", s, v->how,
-		 ratio && v->median < 1.0 ? " (below 1.0 by noise: written as 1.000)" : "", stamp);
+		 ratio && v->estimate < 1.0 ? " (below 1.0 by noise: written as 1.000)" : "", stamp);
+}
+
+/* A measurement still unstable after its retries: a comment line of its own just
+ * above the value (and a warning on standard error when it was measured). */
+static void warning_line(FILE *f, const char *indent, const char *key, const struct probe_value *v)
+{
+	if (v->measured && v->unstable)
+		fprintf(f, "%s# [warning] unstable: %s: %s; its lowest low tail kept\n", indent, key,
+			v->warning);
 }
 
 static void cost_line(FILE *f, const char *key, const struct probe_value *v, bool ratio, const char *stamp)
 {
-	char c[900];
+	char c[1200];
 
 	value_comment(c, sizeof(c), v, ratio, stamp);
+	warning_line(f, "  ", key, v);
 	line(f, "  ", key, v->value, "%s", c);
 }
 
@@ -81,7 +97,7 @@ static void cost_line(FILE *f, const char *key, const struct probe_value *v, boo
 static void distance_cost_line(FILE *f, const char *key, const struct probe_results *r,
 			       const struct probe_value *vals, const char *stamp)
 {
-	char value[512] = "", comment[2400] = "";
+	char value[512] = "", comment[4000] = "";
 	size_t vl = 0, cl = 0;
 	bool any_measured = false;
 
@@ -89,13 +105,18 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 		cost_line(f, key, &vals[0], false, stamp);
 		return;
 	}
-	for (uint32_t k = 0; k < r->ndistances; k++)
+	for (uint32_t k = 0; k < r->ndistances; k++) {
+		char what[64];
+
 		any_measured |= vals[k].measured;
+		snprintf(what, sizeof(what), "%s[%" PRIu32 "]", key, r->distances[k]);
+		warning_line(f, "  ", what, &vals[k]);
+	}
 	cl += (size_t)snprintf(comment, sizeof(comment), "%s", any_measured ? "[M] measured by futexsim probe:" : "");
 	vl += (size_t)snprintf(value, sizeof(value), "{");
 	for (uint32_t k = 0; k < r->ndistances && vl < sizeof(value) && cl < sizeof(comment); k++) {
 		const struct probe_value *v = &vals[k];
-		char s[160];
+		char s[200];
 
 		vl += (size_t)snprintf(value + vl, sizeof(value) - vl, "%s%" PRIu32 ": %s", k ? ", " : "", r->distances[k],
 				       v->value);
@@ -127,8 +148,8 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
-	     v->percentiles ? "p10-p90" : "min-max", v->n);
+	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
+	     v->percentiles ? "p10-p90" : "min-max", v->n, v->low_tail ? "rounds" : "trials");
 }
 
 /* The ranges futexsim run --band moves a probed machine's costs over (sim/band.h):
@@ -157,8 +178,13 @@ static void header(FILE *f, const struct probe_topology *t, const struct probe_r
 	fprintf(f, "# on %s, %s, after %.1f s of measurements:\n", t->hostname, r->when, r->seconds);
 	fprintf(f, "# %s, kernel %s (nearest kernel preset: %s).\n", t->model, t->release, preset ? preset : "unknown");
 	fprintf(f, "# Topology read from sysfs under %s; costs measured by micro-benchmarks pinned with\n", t->root);
-	fprintf(f, "# sched_setaffinity, each the median of repeated trials with its spread (p10-p90 from 10\n");
-	fprintf(f, "# trials on, else min-max); the machine was not otherwise idle. Labels: [M] measured or read\n");
+	fprintf(f, "# sched_setaffinity. A latency is the low tail (p10) of many short rounds, as noise (other\n");
+	fprintf(f, "# load, a descheduled virtual CPU) only adds time, written with its median and spread\n");
+	fprintf(f, "# (p10-p90 from 10 rounds on, else min-max); a measurement whose rounds spread (p90 over\n");
+	fprintf(f, "# %.1f x p10) or drift (the two halves' low tails %.0f%% apart) is measured again, up to %u times,\n",
+		PROBE_SPREAD_LIMIT, 100 * PROBE_DRIFT_LIMIT, PROBE_RETRIES);
+	fprintf(f, "# and marked [warning] when it stays unstable; smt_slowdown is the median of its trials.\n");
+	fprintf(f, "# The machine was not otherwise idle. Labels: [M] measured or read\n");
 	fprintf(f, "# on this machine by futexsim probe, [D] derived from what was read, [A] assumed (the\n");
 	fprintf(f, "# comment says why). Not measured and left at the schema's defaults (1.0, docs/machine.md):\n");
 	fprintf(f, "# transfer_occupancy, transfer_contended, invalidation.\n");
