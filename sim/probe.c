@@ -169,6 +169,45 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
 
+/* "meltdown: TEXT" for a mitigation's comment: the raw text of each file it comes
+ * from, or that the file is missing. */
+static size_t raw_texts(char *buf, size_t size, const struct probe_topology *t, const char *const *files, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *text = probe_vuln_text(t, files[i]);
+
+		len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "", files[i],
+					text ? text : "no such file");
+	}
+	return len;
+}
+
+/* The `mitigations:` block: what the kernel's cpu/vulnerabilities files say of
+ * the mitigations that cost time on the futex path, a word each (docs/probe.md),
+ * with the raw texts as the comments. */
+static void mitigations(FILE *f, const struct probe_topology *t)
+{
+	static const char *const pti[] = { "meltdown" }, *const v2[] = { "spectre_v2" },
+			       *const ret[] = { "retbleed", "spec_rstack_overflow" };
+	char raw[3 * PROBE_VULN_LEN];
+	if (!strcmp(t->root, "/"))
+		fprintf(f, "mitigations:               # [M] read from /sys/devices/system/cpu/vulnerabilities on this host\n");
+	else
+		fprintf(f, "mitigations:               # [M] read from %s/sys/devices/system/cpu/vulnerabilities (--root)\n",
+			t->root);
+	raw_texts(raw, sizeof(raw), t, pti, 1);
+	line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
+	raw_texts(raw, sizeof(raw), t, v2, 1);
+	line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
+	raw_texts(raw, sizeof(raw), t, ret, 2);
+	line(f, "  ", "return_thunk",
+	     probe_mitigation_return_thunk(probe_vuln_text(t, "retbleed"), probe_vuln_text(t, "spec_rstack_overflow")),
+	     "[M] %s", raw);
+}
+
 static void header(FILE *f, const struct probe_topology *t, const struct probe_results *r)
 {
 	const char *preset = probe_kernel_preset(t->release);
@@ -280,6 +319,7 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 		}
 	}
 
+	mitigations(f, t);
 	fprintf(f, "costs:\n");
 	cost_line(f, "line_hit", &r->line_hit, false, stamp);
 	cost_line(f, "atomic_hit", &r->atomic_hit, false, stamp);
@@ -648,6 +688,10 @@ int probe_command(int argc, char **argv, struct fs_error *e)
 	probe_topology_print(&t, out);
 	fprintf(out, "  CPU vulnerabilities the kernel reports:\n");
 	probe_mitigations_print(&t, "    ", out);
+	fprintf(out, "  mitigations: pti %s, spectre_v2 %s, return_thunk %s\n",
+		probe_mitigation_pti(probe_vuln_text(&t, "meltdown")),
+		probe_mitigation_spectre_v2(probe_vuln_text(&t, "spectre_v2")),
+		probe_mitigation_return_thunk(probe_vuln_text(&t, "retbleed"), probe_vuln_text(&t, "spec_rstack_overflow")));
 	fflush(out);
 	if (a.topology_only) {
 		probe_topology_free(&t);

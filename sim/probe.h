@@ -34,6 +34,7 @@
 #define PROBE_MAX_NOTES 16
 #define PROBE_NOTE_LEN 320
 #define PROBE_MAX_VULNS 64
+#define PROBE_VULN_LEN 256 /* "name: text" of one cpu/vulnerabilities file */
 #define PROBE_MAX_DISTANCES 16 /* distinct SLIT distances between nodes */
 
 /* One online CPU; cpus[i] is model CPU i. */
@@ -75,7 +76,7 @@ struct probe_topology {
 
 	/* "name: text" of each file of cpu/vulnerabilities, sorted by name */
 	uint32_t nvulns;
-	char vulns[PROBE_MAX_VULNS][200];
+	char vulns[PROBE_MAX_VULNS][PROBE_VULN_LEN];
 
 	/* facts worth saying in the file and on the terminal (CPU-less nodes skipped,
 	 * offline CPUs renumbered, ...) */
@@ -97,6 +98,27 @@ void probe_topology_print(const struct probe_topology *t, FILE *f);
 /* The vulnerabilities the kernel reports other than "Not affected", one per line
  * with `prefix` before each; "none reported" when there are none. */
 void probe_mitigations_print(const struct probe_topology *t, const char *prefix, FILE *f);
+/* The text of cpu/vulnerabilities/NAME as read ("Mitigation: PTI"); NULL when the
+ * file is missing. */
+const char *probe_vuln_text(const struct probe_topology *t, const char *name);
+
+/* The machine file's `mitigations:` block: each sysfs text mapped to one word
+ * (docs/probe.md). A missing file (NULL) or a text not recognised gives "unknown".
+ *   pti, from meltdown: "Mitigation: PTI" -> "on"; "Not affected", "Vulnerable..." -> "off".
+ *   spectre_v2, from its first clause (before ';'): "Not affected" -> "off"; a
+ *     retpoline or LFENCE thunk on indirect calls ("Retpolines", "Full generic
+ *     retpoline", "Enhanced / Automatic IBRS + Retpolines", "LFENCE") -> "retpoline";
+ *     "Enhanced / Automatic IBRS", "Enhanced IBRS", "eIBRS" -> "eibrs"; "IBRS" ->
+ *     "ibrs"; "Vulnerable" otherwise -> "off".
+ *   return_thunk, from retbleed and spec_rstack_overflow: "on" when either uses a
+ *     return thunk ("untrained return", "return thunk", "Safe RET" but not "no safe
+ *     RET", "Stuffing", "call depth tracking"); "off" when both files say "Not
+ *     affected", "Vulnerable..." or "Mitigation: ..." without one; else "unknown". */
+const char *probe_mitigation_pti(const char *meltdown);
+const char *probe_mitigation_spectre_v2(const char *spectre_v2);
+const char *probe_mitigation_return_thunk(const char *retbleed, const char *spec_rstack_overflow);
+/* Whether one of retbleed or spec_rstack_overflow's texts names a return thunk. */
+bool probe_uses_return_thunk(const char *text);
 
 /* The kernel design preset (configs/kernels/) nearest to a kernel release such as
  * "6.18.3-arch1": linux-6.18 from 6.18 on, linux-6.17, linux-6.16-dev for 6.16,
