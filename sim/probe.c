@@ -223,10 +223,10 @@ static void header(FILE *f, const struct probe_topology *t, const struct probe_r
 	fprintf(f, "# %.1f x p10) or drift (the two halves' low tails %.0f%% apart) is measured again, up to %u times,\n",
 		PROBE_SPREAD_LIMIT, 100 * PROBE_DRIFT_LIMIT, PROBE_RETRIES);
 	fprintf(f, "# and marked [warning] when it stays unstable; smt_slowdown is the median of its trials.\n");
-	fprintf(f, "# The machine was not otherwise idle. Labels: [M] measured or read\n");
-	fprintf(f, "# on this machine by futexsim probe, [D] derived from what was read, [A] assumed (the\n");
-	fprintf(f, "# comment says why). Not measured and left at the schema's defaults (1.0, docs/machine.md):\n");
-	fprintf(f, "# transfer_occupancy, transfer_contended, invalidation.\n");
+	fprintf(f, "# The machine was not otherwise idle. Labels: [M] measured or read on this machine by\n");
+	fprintf(f, "# futexsim probe, [D] derived from what was read, [A] assumed (the comment says why). Not\n");
+	fprintf(f, "# measured and left at the schema's defaults (1.0, docs/machine.md): transfer_occupancy,\n");
+	fprintf(f, "# transfer_contended, invalidation.\n");
 	if (r->dram_buffer_bytes)
 		fprintf(f, "# DRAM: %" PRIu64 " MiB buffers (last-level cache %" PRIu64 " KiB)%s%s.\n",
 			r->dram_buffer_bytes >> 20, t->llc_bytes >> 10, r->dram_note[0] ? "; " : "", r->dram_note);
