@@ -44,21 +44,27 @@ static void line(FILE *f, const char *indent, const char *key, const char *value
 	fputc('\n', f);
 }
 
+/* "low tail X, median M, spread Y-Z (p10-p90) over N rounds" (a latency) or
+ * "median M, spread Y-Z (p10-p90) over N trials" (the SMT slowdown). */
 static void spread(char *buf, size_t size, const struct probe_value *v, bool ratio)
 {
 	if (ratio)
 		snprintf(buf, size, "median %.3f, spread %.3f-%.3f (%s) over %" PRIu32 " trials", v->median, v->lo, v->hi,
 			 v->percentiles ? "p10-p90" : "min-max", v->n);
+	else if (v->low_tail)
+		snprintf(buf, size, "low tail %.2fns, median %.2fns, spread %.2f-%.2fns (%s) over %" PRIu32 " rounds%s",
+			 v->estimate, v->median, v->lo, v->hi, v->percentiles ? "p10-p90" : "min-max", v->n,
+			 v->attempts > 1 ? (v->unstable ? ", unstable after every retry" : ", stable on a retry") : "");
 	else
 		snprintf(buf, size, "median %.2fns, spread %.2f-%.2fns (%s) over %" PRIu32 " trials", v->median, v->lo,
 			 v->hi, v->percentiles ? "p10-p90" : "min-max", v->n);
 }
 
-/* The comment of one value: "[M] measured by futexsim probe: median ..., METHOD,
+/* The comment of one value: "[M] measured by futexsim probe: low tail ..., METHOD,
  * DATE, MODEL, kernel RELEASE" or "[A] WHY". */
 static void value_comment(char *buf, size_t size, const struct probe_value *v, bool ratio, const char *stamp)
 {
-	char s[160];
+	char s[200];
 
 	if (!v->measured) {
 		snprintf(buf, size, "[%c] %s", v->label ? v->label : 'A', v->why_not);
@@ -66,14 +72,24 @@ static void value_comment(char *buf, size_t size, const struct probe_value *v, b
 	}
 	spread(s, sizeof(s), v, ratio);
 	snprintf(buf, size, "[M] measured by futexsim probe: %s; %s%s; %s", s, v->how,
-		 ratio && v->median < 1.0 ? " (below 1.0 by noise: written as 1.000)" : "", stamp);
+		 ratio && v->estimate < 1.0 ? " (below 1.0 by noise: written as 1.000)" : "", stamp);
+}
+
+/* A measurement still unstable after its retries: a comment line of its own just
+ * above the value (and a warning on standard error when it was measured). */
+static void warning_line(FILE *f, const char *indent, const char *key, const struct probe_value *v)
+{
+	if (v->measured && v->unstable)
+		fprintf(f, "%s# [warning] unstable: %s: %s; its lowest low tail kept\n", indent, key,
+			v->warning);
 }
 
 static void cost_line(FILE *f, const char *key, const struct probe_value *v, bool ratio, const char *stamp)
 {
-	char c[900];
+	char c[1200];
 
 	value_comment(c, sizeof(c), v, ratio, stamp);
+	warning_line(f, "  ", key, v);
 	line(f, "  ", key, v->value, "%s", c);
 }
 
@@ -81,7 +97,7 @@ static void cost_line(FILE *f, const char *key, const struct probe_value *v, boo
 static void distance_cost_line(FILE *f, const char *key, const struct probe_results *r,
 			       const struct probe_value *vals, const char *stamp)
 {
-	char value[512] = "", comment[2400] = "";
+	char value[512] = "", comment[4000] = "";
 	size_t vl = 0, cl = 0;
 	bool any_measured = false;
 
@@ -89,13 +105,18 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 		cost_line(f, key, &vals[0], false, stamp);
 		return;
 	}
-	for (uint32_t k = 0; k < r->ndistances; k++)
+	for (uint32_t k = 0; k < r->ndistances; k++) {
+		char what[64];
+
 		any_measured |= vals[k].measured;
+		snprintf(what, sizeof(what), "%s[%" PRIu32 "]", key, r->distances[k]);
+		warning_line(f, "  ", what, &vals[k]);
+	}
 	cl += (size_t)snprintf(comment, sizeof(comment), "%s", any_measured ? "[M] measured by futexsim probe:" : "");
 	vl += (size_t)snprintf(value, sizeof(value), "{");
 	for (uint32_t k = 0; k < r->ndistances && vl < sizeof(value) && cl < sizeof(comment); k++) {
 		const struct probe_value *v = &vals[k];
-		char s[160];
+		char s[200];
 
 		vl += (size_t)snprintf(value + vl, sizeof(value) - vl, "%s%" PRIu32 ": %s", k ? ", " : "", r->distances[k],
 				       v->value);
@@ -127,8 +148,8 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " trials",
-	     v->percentiles ? "p10-p90" : "min-max", v->n);
+	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
+	     v->percentiles ? "p10-p90" : "min-max", v->n, v->low_tail ? "rounds" : "trials");
 }
 
 /* The ranges futexsim run --band moves a probed machine's costs over (sim/band.h):
@@ -148,6 +169,45 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
 
+/* "meltdown: TEXT" for a mitigation's comment: the raw text of each file it comes
+ * from, or that the file is missing. */
+static size_t raw_texts(char *buf, size_t size, const struct probe_topology *t, const char *const *files, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *text = probe_vuln_text(t, files[i]);
+
+		len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "", files[i],
+					text ? text : "no such file");
+	}
+	return len;
+}
+
+/* The `mitigations:` block: what the kernel's cpu/vulnerabilities files say of
+ * the mitigations that cost time on the futex path, a word each (docs/probe.md),
+ * with the raw texts as the comments. */
+static void mitigations(FILE *f, const struct probe_topology *t)
+{
+	static const char *const pti[] = { "meltdown" }, *const v2[] = { "spectre_v2" },
+			       *const ret[] = { "retbleed", "spec_rstack_overflow" };
+	char raw[3 * PROBE_VULN_LEN];
+	if (!strcmp(t->root, "/"))
+		fprintf(f, "mitigations:               # [M] read from /sys/devices/system/cpu/vulnerabilities on this host\n");
+	else
+		fprintf(f, "mitigations:               # [M] read from %s/sys/devices/system/cpu/vulnerabilities (--root)\n",
+			t->root);
+	raw_texts(raw, sizeof(raw), t, pti, 1);
+	line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
+	raw_texts(raw, sizeof(raw), t, v2, 1);
+	line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
+	raw_texts(raw, sizeof(raw), t, ret, 2);
+	line(f, "  ", "return_thunk",
+	     probe_mitigation_return_thunk(probe_vuln_text(t, "retbleed"), probe_vuln_text(t, "spec_rstack_overflow")),
+	     "[M] %s", raw);
+}
+
 static void header(FILE *f, const struct probe_topology *t, const struct probe_results *r)
 {
 	const char *preset = probe_kernel_preset(t->release);
@@ -157,11 +217,16 @@ static void header(FILE *f, const struct probe_topology *t, const struct probe_r
 	fprintf(f, "# on %s, %s, after %.1f s of measurements:\n", t->hostname, r->when, r->seconds);
 	fprintf(f, "# %s, kernel %s (nearest kernel preset: %s).\n", t->model, t->release, preset ? preset : "unknown");
 	fprintf(f, "# Topology read from sysfs under %s; costs measured by micro-benchmarks pinned with\n", t->root);
-	fprintf(f, "# sched_setaffinity, each the median of repeated trials with its spread (p10-p90 from 10\n");
-	fprintf(f, "# trials on, else min-max); the machine was not otherwise idle. Labels: [M] measured or read\n");
-	fprintf(f, "# on this machine by futexsim probe, [D] derived from what was read, [A] assumed (the\n");
-	fprintf(f, "# comment says why). Not measured and left at the schema's defaults (1.0, docs/machine.md):\n");
-	fprintf(f, "# transfer_occupancy, transfer_contended, invalidation.\n");
+	fprintf(f, "# sched_setaffinity. A latency is the low tail (p10) of many short rounds, as noise (other\n");
+	fprintf(f, "# load, a descheduled virtual CPU) only adds time, written with its median and spread\n");
+	fprintf(f, "# (p10-p90 from 10 rounds on, else min-max); a measurement whose rounds spread (p90 over\n");
+	fprintf(f, "# %.1f x p10) or drift (the two halves' low tails %.0f%% apart) is measured again, up to %u times,\n",
+		PROBE_SPREAD_LIMIT, 100 * PROBE_DRIFT_LIMIT, PROBE_RETRIES);
+	fprintf(f, "# and marked [warning] when it stays unstable; smt_slowdown is the median of its trials.\n");
+	fprintf(f, "# The machine was not otherwise idle. Labels: [M] measured or read on this machine by\n");
+	fprintf(f, "# futexsim probe, [D] derived from what was read, [A] assumed (the comment says why). Not\n");
+	fprintf(f, "# measured and left at the schema's defaults (1.0, docs/machine.md): transfer_occupancy,\n");
+	fprintf(f, "# transfer_contended, invalidation.\n");
 	if (r->dram_buffer_bytes)
 		fprintf(f, "# DRAM: %" PRIu64 " MiB buffers (last-level cache %" PRIu64 " KiB)%s%s.\n",
 			r->dram_buffer_bytes >> 20, t->llc_bytes >> 10, r->dram_note[0] ? "; " : "", r->dram_note);
@@ -254,6 +319,7 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 		}
 	}
 
+	mitigations(f, t);
 	fprintf(f, "costs:\n");
 	cost_line(f, "line_hit", &r->line_hit, false, stamp);
 	cost_line(f, "atomic_hit", &r->atomic_hit, false, stamp);
@@ -622,6 +688,10 @@ int probe_command(int argc, char **argv, struct fs_error *e)
 	probe_topology_print(&t, out);
 	fprintf(out, "  CPU vulnerabilities the kernel reports:\n");
 	probe_mitigations_print(&t, "    ", out);
+	fprintf(out, "  mitigations: pti %s, spectre_v2 %s, return_thunk %s\n",
+		probe_mitigation_pti(probe_vuln_text(&t, "meltdown")),
+		probe_mitigation_spectre_v2(probe_vuln_text(&t, "spectre_v2")),
+		probe_mitigation_return_thunk(probe_vuln_text(&t, "retbleed"), probe_vuln_text(&t, "spec_rstack_overflow")));
 	fflush(out);
 	if (a.topology_only) {
 		probe_topology_free(&t);

@@ -10,8 +10,10 @@
  *      the machine schema's topology (docs/machine.md) or refuses one the schema
  *      cannot express.
  *   2. probe_measure: micro-benchmarks pinned with sched_setaffinity (syscall, hits,
- *      line hand-offs per distance class, DRAM by node, SMT slowdown), each the
- *      median and spread of repeated trials.
+ *      line hand-offs per distance class, DRAM by node, SMT slowdown). A latency is
+ *      the low tail (p10) of many short rounds, as noise only adds time, checked for
+ *      spread and drift and retried when unstable (probe_stats_of below); the SMT
+ *      slowdown, a ratio, is the median of its trials.
  *   3. probe_render + probe_write: the machine YAML, every constant with its source
  *      comment, checked with machine_from_yaml and written atomically.
  *
@@ -32,6 +34,7 @@
 #define PROBE_MAX_NOTES 16
 #define PROBE_NOTE_LEN 320
 #define PROBE_MAX_VULNS 64
+#define PROBE_VULN_LEN 256 /* "name: text" of one cpu/vulnerabilities file */
 #define PROBE_MAX_DISTANCES 16 /* distinct SLIT distances between nodes */
 
 /* One online CPU; cpus[i] is model CPU i. */
@@ -73,7 +76,7 @@ struct probe_topology {
 
 	/* "name: text" of each file of cpu/vulnerabilities, sorted by name */
 	uint32_t nvulns;
-	char vulns[PROBE_MAX_VULNS][200];
+	char vulns[PROBE_MAX_VULNS][PROBE_VULN_LEN];
 
 	/* facts worth saying in the file and on the terminal (CPU-less nodes skipped,
 	 * offline CPUs renumbered, ...) */
@@ -95,6 +98,27 @@ void probe_topology_print(const struct probe_topology *t, FILE *f);
 /* The vulnerabilities the kernel reports other than "Not affected", one per line
  * with `prefix` before each; "none reported" when there are none. */
 void probe_mitigations_print(const struct probe_topology *t, const char *prefix, FILE *f);
+/* The text of cpu/vulnerabilities/NAME as read ("Mitigation: PTI"); NULL when the
+ * file is missing. */
+const char *probe_vuln_text(const struct probe_topology *t, const char *name);
+
+/* The machine file's `mitigations:` block: each sysfs text mapped to one word
+ * (docs/probe.md). A missing file (NULL) or a text not recognised gives "unknown".
+ *   pti, from meltdown: "Mitigation: PTI" -> "on"; "Not affected", "Vulnerable..." -> "off".
+ *   spectre_v2, from its first clause (before ';'): "Not affected" -> "off"; a
+ *     retpoline or LFENCE thunk on indirect calls ("Retpolines", "Full generic
+ *     retpoline", "Enhanced / Automatic IBRS + Retpolines", "LFENCE") -> "retpoline";
+ *     "Enhanced / Automatic IBRS", "Enhanced IBRS", "eIBRS" -> "eibrs"; "IBRS" ->
+ *     "ibrs"; "Vulnerable" otherwise -> "off".
+ *   return_thunk, from retbleed and spec_rstack_overflow: "on" when either uses a
+ *     return thunk ("untrained return", "return thunk", "Safe RET" but not "no safe
+ *     RET", "Stuffing", "call depth tracking"); "off" when both files say "Not
+ *     affected", "Vulnerable..." or "Mitigation: ..." without one; else "unknown". */
+const char *probe_mitigation_pti(const char *meltdown);
+const char *probe_mitigation_spectre_v2(const char *spectre_v2);
+const char *probe_mitigation_return_thunk(const char *retbleed, const char *spec_rstack_overflow);
+/* Whether one of retbleed or spec_rstack_overflow's texts names a return thunk. */
+bool probe_uses_return_thunk(const char *text);
 
 /* The kernel design preset (configs/kernels/) nearest to a kernel release such as
  * "6.18.3-arch1": linux-6.18 from 6.18 on, linux-6.17, linux-6.16-dev for 6.16,
@@ -102,14 +126,23 @@ void probe_mitigations_print(const struct probe_topology *t, const char *prefix,
  * 2.6.22..3.13, linux-2.6.18 before. NULL when the release has no MAJOR.MINOR. */
 const char *probe_kernel_preset(const char *release);
 
-/* A measured value: the median and spread of `n` trials (p10-p90 from 10 trials
- * on, min-max below). Times in ns; smt_slowdown a ratio. */
+/* A measured value. A latency is the low tail of `n` short rounds: `estimate` the
+ * p10 of the rounds (their minimum below 10; with several CPU pairs or buffers the
+ * median of each one's p10), since noise (other load, a hypervisor descheduling
+ * a virtual CPU, ...) only ever adds time; smt_slowdown, a ratio, is the median of
+ * its trials. The spread lo-hi is p10-p90 from 10 rounds on, min-max below. Times
+ * in ns; smt_slowdown a ratio. */
 struct probe_value {
 	bool measured;
-	uint32_t n;
+	uint32_t n;           /* rounds (trials of smt_slowdown) */
+	double estimate;      /* the value written: the low tail, or smt_slowdown's median */
 	double median, lo, hi;
 	bool percentiles;     /* lo-hi is p10-p90 (else min-max) */
-	char how[200];        /* the method, for the comment: "CAS ping-pong, 3 same-node pairs" */
+	bool low_tail;        /* estimate is the low tail (else the median) */
+	uint32_t attempts;    /* attempts made: 1 + the retries of an unstable measurement */
+	bool unstable;        /* still unstable after PROBE_RETRIES retries: `warning` says how */
+	char warning[480];
+	char how[320];        /* the method, for the comment: "CAS ping-pong, 3 same-node pairs; ..." */
 	/* filled by probe_results_finish: the value as written ("45.1ns", "10 cycles",
 	 * "1.000"), its label ('M' measured; 'A' or 'D' when not) and, when not
 	 * measured, why and what was written instead */
@@ -117,6 +150,54 @@ struct probe_value {
 	char label;
 	char why_not[240];
 };
+
+/* ---- low-tail estimates and their stability (sim/probe_bench.c) ----
+ *
+ * A measurement is unstable when its rounds spread too far (p90 above
+ * PROBE_SPREAD_LIMIT x p10) or drift (the low tails of the first and the second
+ * half of the rounds, in the order measured, differ by more than
+ * PROBE_DRIFT_LIMIT of the smaller). It is then measured again, up to
+ * PROBE_RETRIES times, each retry on 1/PROBE_RETRIES of the first attempt's time. */
+#define PROBE_SPREAD_LIMIT 2.0
+#define PROBE_DRIFT_LIMIT 0.20
+#define PROBE_RETRIES 3u
+#define PROBE_MIN_ROUNDS 10u
+
+struct probe_stats {
+	uint32_t n;           /* rounds */
+	bool percentiles;     /* n >= 10: lo-hi is p10-p90, else min-max */
+	double estimate;      /* the low tail: p10 (the minimum below 10 rounds); NAN with none */
+	double median, lo, hi;
+	double first, second; /* the low tail of each half of the rounds; NAN below 4 rounds */
+	bool unstable;
+	char why[240];        /* how it is unstable: spread, drift or both */
+};
+
+/* The low tail, spread and drift of `n` rounds in the order measured (not changed). */
+void probe_stats_of(const double *rounds, uint32_t n, struct probe_stats *s);
+
+/* Of `n` attempts at one measurement, in the order made: the last one is accepted
+ * when it is stable and its estimate is within PROBE_DRIFT_LIMIT of the lowest
+ * estimate of all of them (an earlier attempt that reached lower shows the later
+ * one was slowed); else the attempt with the lowest estimate is kept, not accepted,
+ * and `why` says why. Returns the index of the attempt kept. */
+uint32_t probe_pick_attempt(const struct probe_stats *a, uint32_t n, bool *accepted, char *why, size_t size);
+
+/* One pair of CPUs or one buffer: the rounds of the attempt kept. */
+struct probe_series {
+	const double *rounds;
+	uint32_t n;
+	struct probe_stats stats; /* of those rounds */
+	uint32_t attempts;
+	bool accepted;
+	char why[400];            /* when not accepted */
+	char where[64];           /* "CPUs 0-1", "CPU 0 -> node 1" */
+};
+
+/* The value of `n` series of one kind: the median of their estimates (the mean of
+ * two), the median and spread of all their rounds, unstable when any series is
+ * (`warning` names it). `how` is not touched. -1 when out of memory. */
+int probe_value_combine(const struct probe_series *s, uint32_t n, struct probe_value *v);
 
 struct probe_results {
 	struct probe_value syscall, line_hit, atomic_hit;
@@ -162,6 +243,9 @@ int probe_pin_failed(struct fs_error *e, uint32_t cpu, int err, const char *why)
 
 int probe_measure(const struct probe_topology *t, const struct probe_options *o, struct probe_results *r,
 		  struct fs_error *e);
+/* "futexsim probe: warning: WHAT is unstable: ..." on `f` when v is (the probe
+ * writes it on standard error as each value is measured). */
+void probe_warn_unstable(FILE *f, const char *what, const struct probe_value *v);
 /* The measured values, one per line, for the terminal. */
 void probe_results_print(const struct probe_topology *t, const struct probe_results *r, FILE *f);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* futexsim probe, step 2: micro-benchmarks of the machine it runs on, each thread
- * pinned with sched_setaffinity. Every value is the median and spread of repeated
- * trials; the budget (--seconds) sets how many. docs/probe.md says what each one
- * measures and how. */
+ * pinned with sched_setaffinity. A latency is the low tail (p10) of many short
+ * rounds, as noise only adds time, checked for spread and drift and measured again
+ * while unstable; the SMT slowdown is the median of its trials. The budget
+ * (--seconds) sets how many. docs/probe.md says what each one measures and how. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET_S, syscall */
 #include "sim/probe.h"
 
@@ -21,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIN_TRIALS 5u
-#define MAX_TRIALS 400u   /* per pair or buffer */
+#define MIN_TRIALS 5u      /* the SMT slowdown's trials */
+#define MAX_TRIALS 400u
+#define MAX_ROUNDS 65536u  /* per attempt at one pair, buffer or CPU: the rounds fill the budget below that */
+#define STUCK_S 5.0        /* a ping-pong round that makes no progress for this long fails */
 #define PAIRS_PER_CLASS 3u
 #define DRAM_ITEMS_PER_CLASS 2u
 #define LINE_BYTES 64u
@@ -30,11 +33,13 @@
 #define DRAM_MAX_BYTES (1ull << 30)
 #define DRAM_LLC_FACTOR 8u /* buffer = 8 x the last-level cache: ~1/8 of the steps may still hit it */
 
-/* the length of one trial, seconds */
-#define TRIAL_SYSCALL 0.002
-#define TRIAL_HIT 0.001
-#define TRIAL_PINGPONG 0.002
-#define TRIAL_CHASE 0.01
+/* the length of one round (a timed batch), seconds: short, so that most rounds
+ * miss the noise (a descheduled virtual CPU is gone for milliseconds); the SMT
+ * slowdown's trials are longer, each a ratio of two */
+#define TRIAL_SYSCALL 0.0005
+#define TRIAL_HIT 0.0002
+#define TRIAL_PINGPONG 0.0002
+#define TRIAL_CHASE 0.002
 #define TRIAL_WORK 0.005
 
 /* set_mempolicy/mbind modes and flags (linux/mempolicy.h) */
@@ -182,8 +187,9 @@ static int samples_push(struct samples *s, double v)
 	return 0;
 }
 
-/* Median and spread of the samples (p10-p90 from 10 on, else min-max). */
-static void summarise(struct samples *s, struct probe_value *v)
+/* Median and spread of the samples (p10-p90 from 10 on, else min-max): the SMT
+ * slowdown, a ratio, whose noise goes either way. */
+static void summarise_median(struct samples *s, struct probe_value *v)
 {
 	if (!s->n)
 		return;
@@ -191,17 +197,188 @@ static void summarise(struct samples *s, struct probe_value *v)
 	v->measured = true;
 	v->n = s->n;
 	v->median = quantile(s->v, s->n, 0.5);
+	v->estimate = v->median;
+	v->low_tail = false;
+	v->attempts = 1;
 	v->percentiles = s->n >= 10;
 	v->lo = v->percentiles ? quantile(s->v, s->n, 0.1) : s->v[0];
 	v->hi = v->percentiles ? quantile(s->v, s->n, 0.9) : s->v[s->n - 1];
 }
 
-/* One trial: runs `count` units, returns the seconds taken (< 0: failed). */
+/* ---- low tails: estimate, spread, drift, attempts -------------------------------- */
+
+/* The low tail of sorted s[0..n): p10 from 10 values on, the minimum below. */
+static double low_tail_sorted(const double *s, uint32_t n)
+{
+	return n >= 10 ? quantile(s, n, 0.1) : s[0];
+}
+
+/* The low tail of v[0..n) in any order (a sorted copy in `tmp`). */
+static double low_tail_of(const double *v, uint32_t n, double *tmp)
+{
+	memcpy(tmp, v, n * sizeof(*v));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return low_tail_sorted(tmp, n);
+}
+
+void probe_stats_of(const double *rounds, uint32_t n, struct probe_stats *st)
+{
+	double *sorted;
+	size_t len = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	st->estimate = st->median = st->lo = st->hi = st->first = st->second = NAN;
+	if (!n)
+		return;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		st->unstable = true;
+		snprintf(st->why, sizeof(st->why), "out of memory");
+		return;
+	}
+	st->percentiles = n >= 10;
+	st->estimate = low_tail_of(rounds, n, sorted);
+	st->median = quantile(sorted, n, 0.5);
+	st->lo = st->percentiles ? quantile(sorted, n, 0.1) : sorted[0];
+	st->hi = st->percentiles ? quantile(sorted, n, 0.9) : sorted[n - 1];
+	if (n >= 4) {
+		st->first = low_tail_of(rounds, n / 2, sorted);
+		st->second = low_tail_of(rounds + n / 2, n - n / 2, sorted);
+	}
+	free(sorted);
+	/* spread: the slow rounds far above the fast ones */
+	if (!(st->lo > 0) || st->hi > PROBE_SPREAD_LIMIT * st->lo) {
+		st->unstable = true;
+		len += (size_t)snprintf(st->why, sizeof(st->why),
+					"spread %.2f-%.2fns (%s): p90/p10 %.2f, above %.1f", st->lo, st->hi,
+					st->percentiles ? "p10-p90" : "min-max", st->lo > 0 ? st->hi / st->lo : INFINITY,
+					PROBE_SPREAD_LIMIT);
+	}
+	/* drift: the floor itself moved during the measurement */
+	if (n >= 4) {
+		double low = fmin(st->first, st->second), moved = fabs(st->first - st->second);
+
+		if (!(low > 0) || moved > PROBE_DRIFT_LIMIT * low) {
+			st->unstable = true;
+			if (len < sizeof(st->why))
+				snprintf(st->why + len, sizeof(st->why) - len,
+					 "%sdrift: low tail %.2fns in the first half of the rounds, %.2fns in the second (%.0f%%, "
+					 "above %.0f%%)",
+					 len ? "; " : "", st->first, st->second, low > 0 ? 100 * moved / low : INFINITY,
+					 100 * PROBE_DRIFT_LIMIT);
+		}
+	}
+}
+
+uint32_t probe_pick_attempt(const struct probe_stats *a, uint32_t n, bool *accepted, char *why, size_t size)
+{
+	uint32_t lowest = 0, last = n - 1;
+	size_t len = 0;
+
+	*accepted = false;
+	if (size)
+		why[0] = '\0';
+	if (!n)
+		return 0;
+	for (uint32_t i = 1; i < n; i++)
+		if (a[i].estimate < a[lowest].estimate)
+			lowest = i;
+	if (!a[last].unstable && a[last].estimate <= (1 + PROBE_DRIFT_LIMIT) * a[lowest].estimate) {
+		*accepted = true;
+		return last;
+	}
+	/* not accepted: the lowest estimate, said why */
+	len += (size_t)snprintf(why, size, "%" PRIu32 " attempt%s, low tails", n, n == 1 ? "" : "s");
+	for (uint32_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(why + len, size - len, "%s %.2f", i ? "," : "", a[i].estimate);
+	if (len < size)
+		len += (size_t)snprintf(why + len, size - len, "ns; kept the lowest (attempt %" PRIu32 ")", lowest + 1);
+	if (len < size) {
+		if (a[lowest].unstable)
+			snprintf(why + len, size - len, ", itself unstable: %s", a[lowest].why);
+		else if (a[last].unstable)
+			snprintf(why + len, size - len, ", stable itself; the last attempt unstable: %s", a[last].why);
+		else
+			snprintf(why + len, size - len, ", stable itself; the last attempt stable but more than %.0f%% above it",
+				 100 * PROBE_DRIFT_LIMIT);
+	}
+	return lowest;
+}
+
+static int cmp_series_estimate(const void *a, const void *b)
+{
+	return cmp_double(&(*(const struct probe_series *const *)a)->stats.estimate,
+			  &(*(const struct probe_series *const *)b)->stats.estimate);
+}
+
+int probe_value_combine(const struct probe_series *s, uint32_t n, struct probe_value *v)
+{
+	const struct probe_series **by = malloc((n ? n : 1) * sizeof(*by));
+	uint32_t total = 0, k = 0;
+	double *pooled;
+	size_t len = 0;
+
+	if (!by)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		total += s[i].n;
+	pooled = malloc((total ? total : 1) * sizeof(*pooled));
+	if (!pooled) {
+		free(by);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!s[i].n)
+			continue;
+		memcpy(pooled + k, s[i].rounds, s[i].n * sizeof(*pooled));
+		k += s[i].n;
+	}
+	v->measured = total > 0;
+	v->low_tail = true;
+	v->n = total;
+	v->attempts = 0;
+	v->unstable = false;
+	v->warning[0] = '\0';
+	if (total) {
+		uint32_t m = 0;
+
+		qsort(pooled, total, sizeof(*pooled), cmp_double);
+		v->percentiles = total >= 10;
+		v->median = quantile(pooled, total, 0.5);
+		v->lo = v->percentiles ? quantile(pooled, total, 0.1) : pooled[0];
+		v->hi = v->percentiles ? quantile(pooled, total, 0.9) : pooled[total - 1];
+		for (uint32_t i = 0; i < n; i++)
+			if (s[i].n)
+				by[m++] = &s[i];
+		qsort(by, m, sizeof(*by), cmp_series_estimate);
+		/* the median of the series' low tails: the typical pair of the kind */
+		v->estimate = m % 2 ? by[m / 2]->stats.estimate
+				    : (by[m / 2 - 1]->stats.estimate + by[m / 2]->stats.estimate) / 2;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].attempts > v->attempts)
+			v->attempts = s[i].attempts;
+		if (s[i].n && !s[i].accepted) {
+			v->unstable = true;
+			if (len < sizeof(v->warning))
+				len += (size_t)snprintf(v->warning + len, sizeof(v->warning) - len, "%s%s%s%s", len ? "; " : "",
+							s[i].where, s[i].where[0] ? ": " : "", s[i].why);
+		}
+	}
+	free(pooled);
+	free(by);
+	return 0;
+}
+
+/* One round: runs `count` units, returns the seconds taken (< 0: failed). */
 typedef double (*trial_fn)(void *ctx, uint64_t count);
 
-/* Sizes a trial to about `trial_s`, then runs trials until `budget_s` has passed
- * (at least MIN_TRIALS, at most MAX_TRIALS), each sample = seconds / count x scale. */
-static int run_trials(trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, struct samples *s)
+/* Sizes a round to about `trial_s`, then runs rounds back to back until `budget_s`
+ * has passed (at least PROBE_MIN_ROUNDS, at most MAX_ROUNDS), each sample =
+ * seconds / count x scale, in the order measured. -1 when a round failed, -2 out of
+ * memory. */
+static int run_rounds(trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, struct samples *s)
 {
 	uint64_t count = 8;
 	double t, start;
@@ -217,14 +394,60 @@ static int run_trials(trial_fn fn, void *ctx, double budget_s, double trial_s, d
 	if (t > 0)
 		count = (uint64_t)((double)count * trial_s / t) + 1;
 	start = now_s();
-	for (uint32_t made = 0; made < MAX_TRIALS && (made < MIN_TRIALS || now_s() - start < budget_s); made++) {
+	for (uint32_t made = 0; made < MAX_ROUNDS && (made < PROBE_MIN_ROUNDS || now_s() - start < budget_s); made++) {
 		t = fn(ctx, count);
 		if (t < 0)
 			return -1;
 		if (samples_push(s, t / (double)count * scale) < 0)
-			return -1;
+			return -2;
 	}
 	return 0;
+}
+
+/* One pair, buffer or CPU: rounds for `budget_s`, checked (probe_stats_of) and,
+ * while unstable, measured again up to PROBE_RETRIES times on budget_s /
+ * PROBE_RETRIES each; the attempt kept into `out` (its rounds malloc'd: free
+ * out->rounds). Retries are said on `progress`. -1 a round failed, -2 out of
+ * memory. */
+static int measure_series(trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, FILE *progress,
+			  const char *what, struct probe_series *out)
+{
+	struct samples att[1 + PROBE_RETRIES] = { { 0 } };
+	struct probe_stats st[1 + PROBE_RETRIES];
+	uint32_t made = 0, kept = 0;
+	int rc = 0;
+
+	out->rounds = NULL;
+	out->n = 0;
+	for (uint32_t k = 0; k <= PROBE_RETRIES; k++) {
+		bool ok;
+
+		rc = run_rounds(fn, ctx, k ? budget_s / PROBE_RETRIES : budget_s, trial_s, scale, &att[k]);
+		made = k + 1;
+		if (rc < 0)
+			break;
+		probe_stats_of(att[k].v, att[k].n, &st[k]);
+		kept = probe_pick_attempt(st, made, &ok, out->why, sizeof(out->why));
+		out->accepted = ok;
+		if (ok || k == PROBE_RETRIES)
+			break;
+		if (progress) {
+			fprintf(progress, "futexsim probe:       %s %s unstable (%s): retry %" PRIu32 " of %" PRIu32 "\n", what,
+				out->where, st[k].unstable ? st[k].why : "above an earlier attempt's low tail", k + 1,
+				PROBE_RETRIES);
+			fflush(progress);
+		}
+	}
+	if (rc == 0) {
+		out->rounds = att[kept].v;
+		out->n = att[kept].n;
+		out->stats = st[kept];
+		out->attempts = made;
+		att[kept].v = NULL;
+	}
+	for (uint32_t k = 0; k < made; k++)
+		free(att[k].v);
+	return rc;
 }
 
 /* ---- syscall, hits --------------------------------------------------------------- */
@@ -295,15 +518,18 @@ static double trial_atomic_hit(void *ctx, uint64_t count)
 struct pingpong {
 	_Alignas(128) _Atomic uint64_t line; /* the line handed back and forth */
 	char pad0[128 - sizeof(uint64_t)];
-	_Alignas(128) _Atomic int64_t go;    /* trial to run; -1: stop */
-	_Atomic int64_t ready;               /* the partner is in trial `ready` */
+	_Alignas(128) _Atomic int64_t go;    /* round to run; -1: stop */
+	_Atomic int64_t ready;               /* the partner is in round `ready` */
 	_Atomic int failed;                  /* the partner could not pin: its errno */
-	uint64_t iters;                      /* round trips of the trial (written before go) */
+	_Atomic int stuck;                   /* a round made no progress for STUCK_S */
+	uint64_t iters;                      /* round trips of the round (written before go) */
 	uint32_t partner_cpu;
-	int64_t gen;                         /* the main thread's trial counter */
+	int64_t gen;                         /* the main thread's round counter */
 };
 
-/* The partner: turns each odd value into the next even one. */
+/* The partner: turns each odd value into the next even one. It looks at the stop
+ * flag now and then while it waits, so that a round abandoned by the main thread
+ * does not keep it. */
 static void *partner_main(void *arg)
 {
 	struct pingpong *p = arg;
@@ -328,48 +554,74 @@ static void *partner_main(void *arg)
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t want = 2 * i + 1;
 
-			while (atomic_load_explicit(&p->line, memory_order_relaxed) != want)
+			for (uint32_t spins = 0; atomic_load_explicit(&p->line, memory_order_relaxed) != want; spins++) {
 				relax();
+				if ((spins & 0xfff) == 0xfff && atomic_load_explicit(&p->go, memory_order_relaxed) < 0)
+					return NULL;
+			}
 			atomic_compare_exchange_strong(&p->line, &want, want + 1);
 		}
 	}
 }
 
-/* `count` round trips: the main thread turns each even value into the next odd one. */
+/* Waits for the line to hold `want`; false when STUCK_S passed without it. */
+static bool wait_line(struct pingpong *p, uint64_t want, double since)
+{
+	for (uint32_t spins = 0; atomic_load_explicit(&p->line, memory_order_relaxed) != want; spins++) {
+		relax();
+		if ((spins & 0xffff) == 0xffff && now_s() - since > STUCK_S)
+			return false;
+	}
+	return true;
+}
+
+/* `count` round trips: the main thread turns each even value into the next odd one.
+ * -1 when the partner could not pin or made no progress for STUCK_S. */
 static double trial_pingpong(void *ctx, uint64_t count)
 {
 	struct pingpong *p = ctx;
 	int64_t g = ++p->gen;
-	double t0;
+	double t0 = now_s();
 
 	atomic_store(&p->line, 0);
 	p->iters = count;
 	atomic_store_explicit(&p->go, g, memory_order_release);
-	while (atomic_load_explicit(&p->ready, memory_order_acquire) != g) {
+	for (uint32_t spins = 0; atomic_load_explicit(&p->ready, memory_order_acquire) != g; spins++) {
 		if (atomic_load(&p->failed))
 			return -1;
 		relax();
+		if ((spins & 0xffff) == 0xffff && now_s() - t0 > STUCK_S) {
+			atomic_store(&p->stuck, 1);
+			return -1;
+		}
 	}
 	t0 = now_s();
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t want = 2 * i;
 
-		while (atomic_load_explicit(&p->line, memory_order_relaxed) != want)
-			relax();
+		if (!wait_line(p, want, t0)) {
+			atomic_store(&p->stuck, 1);
+			return -1;
+		}
 		atomic_compare_exchange_strong(&p->line, &want, want + 1);
 	}
-	while (atomic_load_explicit(&p->line, memory_order_relaxed) != 2 * count)
-		relax();
+	if (!wait_line(p, 2 * count, t0)) {
+		atomic_store(&p->stuck, 1);
+		return -1;
+	}
 	return now_s() - t0;
 }
 
-/* One-way hand-off between Linux CPUs a (this thread) and b: round trip / 2. */
-static int measure_pair(uint32_t a, uint32_t b, double budget_s, struct samples *s, struct fs_error *e)
+/* One-way hand-off between Linux CPUs a (this thread) and b: round trip / 2, its
+ * attempts into `out`. */
+static int measure_pair(uint32_t a, uint32_t b, double budget_s, FILE *progress, const char *what,
+			struct probe_series *out, struct fs_error *e)
 {
 	struct pingpong *p;
 	pthread_t th;
-	int err, rc;
+	int err, rc, stuck;
 
+	snprintf(out->where, sizeof(out->where), "CPUs %" PRIu32 "-%" PRIu32, a, b);
 	if ((err = probe_pin_self(a)) != 0)
 		return pin_failed(e, a, err);
 	if (posix_memalign((void **)&p, 128, sizeof(*p)) != 0)
@@ -380,13 +632,19 @@ static int measure_pair(uint32_t a, uint32_t b, double budget_s, struct samples 
 		free(p);
 		return fs_fail(e, FS_ERR_RUNTIME, "cannot start a benchmark thread: %s", strerror(err));
 	}
-	rc = run_trials(trial_pingpong, p, budget_s, TRIAL_PINGPONG, 1e9 / 2, s);
+	rc = measure_series(trial_pingpong, p, budget_s, TRIAL_PINGPONG, 1e9 / 2, progress, what, out);
 	atomic_store_explicit(&p->go, -1, memory_order_release);
 	pthread_join(th, NULL);
 	err = atomic_load(&p->failed);
+	stuck = atomic_load(&p->stuck);
 	free(p);
 	if (err)
 		return pin_failed(e, b, err);
+	if (stuck)
+		return fs_fail(e, FS_ERR_RUNTIME,
+			       "the CAS ping-pong between CPUs %" PRIu32 " and %" PRIu32 " made no progress for %.0f s (a "
+			       "thread was not scheduled); nothing written",
+			       a, b, STUCK_S);
 	return rc < 0 ? fs_fail(e, FS_ERR_RUNTIME, "out of memory") : 0;
 }
 
@@ -725,62 +983,104 @@ static void format_value(char *buf, size_t size, double v, bool ratio)
 
 static void progress(struct run *run, const char *what, const struct probe_value *v)
 {
-	char med[32], lo[32], hi[32];
+	char est[32], med[32], lo[32], hi[32];
 	const bool ratio = v == &run->r->smt_slowdown;
 
 	run->step++;
 	if (!run->o->progress)
 		return;
+	format_value(est, sizeof(est), v->estimate, ratio);
 	format_value(med, sizeof(med), v->median, ratio);
 	format_value(lo, sizeof(lo), v->lo, ratio);
 	format_value(hi, sizeof(hi), v->hi, ratio);
-	fprintf(run->o->progress, "futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s median %s, %s %s-%s, %" PRIu32
-				  " trials (%.1f s)\n",
-		run->step, run->steps, what, med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
-		now_s() - run->t0);
+	if (v->low_tail)
+		fprintf(run->o->progress,
+			"futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s low tail %s, median %s, %s %s-%s, %" PRIu32
+			" rounds%s (%.1f s)\n",
+			run->step, run->steps, what, est, med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
+			v->attempts > 1 ? ", retried" : "", now_s() - run->t0);
+	else
+		fprintf(run->o->progress,
+			"futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s median %s, %s %s-%s, %" PRIu32 " trials (%.1f s)\n",
+			run->step, run->steps, what, med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
+			now_s() - run->t0);
+	probe_warn_unstable(run->o->progress, what, v);
 	fflush(run->o->progress);
+}
+
+void probe_warn_unstable(FILE *f, const char *what, const struct probe_value *v)
+{
+	if (f && v->measured && v->unstable)
+		fprintf(f, "futexsim probe: warning: %s is unstable: %s; its lowest low tail kept (the machine file "
+			   "says so beside the value)\n",
+			what, v->warning);
+}
+
+/* The estimator, for a value's `how`: said in every comment of the file. */
+static void low_tail_how(char *buf, size_t size, uint32_t series, const char *of, double trial_s)
+{
+	if (series > 1)
+		snprintf(buf, size, "the low tail: the median over the %s of each one's p10 of rounds of %.1f ms (noise only adds time)",
+			 of, trial_s * 1e3);
+	else
+		snprintf(buf, size, "the low tail: p10 of rounds of %.1f ms (noise only adds time)", trial_s * 1e3);
 }
 
 static int measure_single(struct run *run, const char *what, trial_fn fn, void *ctx, double weight, double trial_s,
 			  struct probe_value *v, const char *how, struct fs_error *e)
 {
-	struct samples s = { 0 };
-	int err;
+	struct probe_series one = { 0 };
+	char tail[160];
+	int err, rc;
 
 	if ((err = probe_pin_self(run->t->cpus[0].linux_id)) != 0)
 		return pin_failed(e, run->t->cpus[0].linux_id, err);
-	if (run_trials(fn, ctx, budget_of(run, weight), trial_s, 1e9, &s) < 0) {
-		free(s.v);
+	snprintf(one.where, sizeof(one.where), "CPU %" PRIu32, run->t->cpus[0].linux_id);
+	rc = measure_series(fn, ctx, budget_of(run, weight), trial_s, 1e9, run->o->progress, what, &one);
+	if (rc < 0)
+		return rc == -2 ? fs_fail(e, FS_ERR_RUNTIME, "out of memory")
+				: fs_fail(e, FS_ERR_RUNTIME, "the %s benchmark failed", what);
+	rc = probe_value_combine(&one, 1, v);
+	free((void *)one.rounds);
+	if (rc < 0)
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
-	}
-	summarise(&s, v);
-	snprintf(v->how, sizeof(v->how), "%s, on CPU %" PRIu32, how, run->t->cpus[0].linux_id);
-	free(s.v);
+	low_tail_how(tail, sizeof(tail), 1, "", trial_s);
+	snprintf(v->how, sizeof(v->how), "%s, on CPU %" PRIu32 "; %s", how, run->t->cpus[0].linux_id, tail);
 	progress(run, what, v);
 	return 0;
+}
+
+static void free_series(struct probe_series *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		free((void *)s[i].rounds);
 }
 
 static int measure_class(struct run *run, const char *what, const struct pair *pairs, uint32_t n, double weight,
 			 const char *kind, struct probe_value *v, struct fs_error *e)
 {
-	struct samples s = { 0 };
-	char cpus[96] = "";
+	struct probe_series ser[PAIRS_PER_CLASS] = { { 0 } };
+	char cpus[96] = "", tail[160];
 	size_t len = 0;
+	int rc;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t a = run->t->cpus[pairs[i].a].linux_id, b = run->t->cpus[pairs[i].b].linux_id;
 
-		if (measure_pair(a, b, budget_of(run, weight) / n, &s, e) < 0) {
-			free(s.v);
+		if (measure_pair(a, b, budget_of(run, weight) / n, run->o->progress, what, &ser[i], e) < 0) {
+			free_series(ser, n);
 			return -1;
 		}
 		if (len < sizeof(cpus))
 			len += (size_t)snprintf(cpus + len, sizeof(cpus) - len, "%s%" PRIu32 "-%" PRIu32, i ? ", " : "", a, b);
 	}
-	summarise(&s, v);
-	free(s.v);
-	snprintf(v->how, sizeof(v->how), "CAS ping-pong, one-way = round trip / 2, %" PRIu32 " %s pair%s (CPUs %s)", n,
-		 kind, n == 1 ? "" : "s", cpus);
+	rc = probe_value_combine(ser, n, v);
+	free_series(ser, n);
+	if (rc < 0)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	low_tail_how(tail, sizeof(tail), n, "pairs", TRIAL_PINGPONG);
+	snprintf(v->how, sizeof(v->how), "CAS ping-pong, one-way = round trip / 2, %" PRIu32 " %s pair%s (CPUs %s); %s", n,
+		 kind, n == 1 ? "" : "s", cpus, tail);
 	progress(run, what, v);
 	return 0;
 }
@@ -791,8 +1091,9 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 			double weight, struct probe_value *v, struct fs_error *e)
 {
 	const struct probe_topology *t = run->t;
-	struct samples s = { 0 };
-	char placed_note[160] = "", where[96] = "";
+	struct probe_series ser[DRAM_ITEMS_PER_CLASS] = { { 0 } };
+	char placed_note[160] = "", where[96] = "", tail[160];
+	uint32_t made = 0;
 	size_t wl = 0;
 	bool all_placed = true;
 
@@ -804,12 +1105,12 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 		int err;
 
 		if ((err = probe_pin_self(cpu)) != 0) {
-			free(s.v);
+			free_series(ser, made);
 			return pin_failed(e, cpu, err);
 		}
 		if (chase_build(&c, run->r->dram_buffer_bytes, t->nodes > 1 ? (int)t->node_ids[to[i]] : -1, &placed,
 				placed_note, sizeof(placed_note)) < 0) {
-			free(s.v);
+			free_series(ser, made);
 			return fs_fail(e, FS_ERR_RUNTIME, "cannot allocate a %" PRIu64 " MiB buffer for the DRAM chase",
 				       run->r->dram_buffer_bytes >> 20);
 		}
@@ -827,23 +1128,33 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 					       wl ? ", " : "", cpu, t->node_ids[to[i]]);
 		(void)trial_chase(&c, c.bytes / LINE_BYTES / 4); /* TLB and page tables warm */
 		budget -= now_s() - start;
-		if (run_trials(trial_chase, &c, budget > 0 ? budget : 0, TRIAL_CHASE, 1e9, &s) < 0) {
-			chase_free(&c);
-			free(s.v);
+		snprintf(ser[made].where, sizeof(ser[made].where), "CPU %" PRIu32 " -> node %" PRIu32, cpu,
+			 t->node_ids[to[i]]);
+		err = measure_series(trial_chase, &c, budget > 0 ? budget : 0, TRIAL_CHASE, 1e9, run->o->progress, what,
+				     &ser[made]);
+		chase_free(&c);
+		made++;
+		if (err < 0) {
+			free_series(ser, made);
 			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 		}
-		chase_free(&c);
 	}
 	if (!all_placed && placed_note[0] && !run->r->dram_note[0])
 		snprintf(run->r->dram_note, sizeof(run->r->dram_note),
 			 "memory could not be placed on a chosen node (%.100s): remote figures from such buffers were "
 			 "skipped, local ones rely on first touch",
 			 placed_note);
-	if (s.n) {
-		summarise(&s, v);
-		snprintf(v->how, sizeof(v->how), "pointer chase over a randomly permuted %" PRIu64 " MiB buffer%s (%s)",
-			 run->r->dram_buffer_bytes >> 20, t->nodes > 1 ? " bound to its node (mbind)" : "", where);
+	if (made) {
+		int rc = probe_value_combine(ser, made, v);
+
+		free_series(ser, made);
+		if (rc < 0)
+			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+		low_tail_how(tail, sizeof(tail), made, "buffers", TRIAL_CHASE);
+		snprintf(v->how, sizeof(v->how), "pointer chase over a randomly permuted %" PRIu64 " MiB buffer%s (%s); %s",
+			 run->r->dram_buffer_bytes >> 20, t->nodes > 1 ? " bound to its node (mbind)" : "", where, tail);
 		progress(run, what, v);
+		return 0;
 	} else {
 		snprintf(v->why_not, sizeof(v->why_not), "%s", run->r->dram_note);
 		run->step++;
@@ -851,7 +1162,6 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 			fprintf(run->o->progress, "futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s not measured: %s\n",
 				run->step, run->steps, what, run->r->dram_note);
 	}
-	free(s.v);
 	return 0;
 }
 
@@ -935,10 +1245,10 @@ static void fallback(struct probe_value *v, char label, const char *value, const
 	snprintf(v->why_not, sizeof(v->why_not), "%s", why);
 }
 
-/* The value written for a cost that may be a measured median or a fallback text. */
+/* The value written for a cost that may be a measured estimate or a fallback text. */
 static double value_ns(const struct probe_value *v, double dflt)
 {
-	return v->measured ? v->median : dflt;
+	return v->measured ? v->estimate : dflt;
 }
 
 void probe_results_finish(struct probe_results *r, const struct probe_topology *t)
@@ -949,12 +1259,12 @@ void probe_results_finish(struct probe_results *r, const struct probe_topology *
 
 	for (size_t i = 0; i < sizeof(ns_values) / sizeof(ns_values[0]); i++)
 		if (ns_values[i]->measured)
-			set_value(ns_values[i], ns_values[i]->median, false);
+			set_value(ns_values[i], ns_values[i]->estimate, false);
 	for (uint32_t k = 0; k < r->ndistances; k++) {
 		if (r->transfer_remote[k].measured)
-			set_value(&r->transfer_remote[k], r->transfer_remote[k].median, false);
+			set_value(&r->transfer_remote[k], r->transfer_remote[k].estimate, false);
 		if (r->memory_remote[k].measured)
-			set_value(&r->memory_remote[k], r->memory_remote[k].median, false);
+			set_value(&r->memory_remote[k], r->memory_remote[k].estimate, false);
 	}
 	if (!r->syscall.measured)
 		fallback(&r->syscall, 'A', "200ns", "not measured: 200ns, a syscall with the mitigations of a 2010s x86 part");
@@ -990,7 +1300,7 @@ void probe_results_finish(struct probe_results *r, const struct probe_topology *
 		}
 	}
 	if (r->smt_slowdown.measured) {
-		double x = r->smt_slowdown.median;
+		double x = r->smt_slowdown.estimate;
 
 		set_value(&r->smt_slowdown, x < 1.0 ? 1.0 : x > 10.0 ? 10.0 : x, true);
 	} else if (t->threads_per_core == 1) {
@@ -1094,7 +1404,7 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 			free(s.v);
 			goto out;
 		}
-		summarise(&s, &r->smt_slowdown);
+		summarise_median(&s, &r->smt_slowdown);
 		free(s.v);
 		snprintf(r->smt_slowdown.how, sizeof(r->smt_slowdown.how),
 			 "an integer loop on CPU %" PRIu32 ", time with sibling CPU %" PRIu32
@@ -1124,13 +1434,14 @@ static void print_value(FILE *f, const char *what, const struct probe_value *v, 
 	format_value(med, sizeof(med), v->median, ratio);
 	format_value(lo, sizeof(lo), v->lo, ratio);
 	format_value(hi, sizeof(hi), v->hi, ratio);
-	fprintf(f, "  %-22s %-10s [M] median %s, %s %s-%s over %" PRIu32 " trials\n", what, v->value, med,
-		v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n);
+	fprintf(f, "  %-22s %-10s [M] %smedian %s, %s %s-%s over %" PRIu32 " %s%s\n", what, v->value,
+		v->low_tail ? "low tail (p10), " : "", med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
+		v->low_tail ? "rounds" : "trials", v->unstable ? "; UNSTABLE (see the warning)" : "");
 }
 
 void probe_results_print(const struct probe_topology *t, const struct probe_results *r, FILE *f)
 {
-	fprintf(f, "measured in %.1f s (value written, label, median and spread):\n", r->seconds);
+	fprintf(f, "measured in %.1f s (value written, label, estimator, median and spread):\n", r->seconds);
 	print_value(f, "syscall", &r->syscall, false);
 	print_value(f, "line_hit", &r->line_hit, false);
 	print_value(f, "atomic_hit", &r->atomic_hit, false);

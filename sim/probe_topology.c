@@ -3,6 +3,7 @@
  * root directory, turned into the machine schema's topology (docs/machine.md), or
  * refused when the schema cannot express it. Also the clock, the CPU model, the
  * kernel release, its nearest kernel preset and the mitigations it reports. */
+#define _GNU_SOURCE /* strcasestr */
 #include "sim/probe.h"
 
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -972,11 +974,11 @@ static void read_vulnerabilities(struct probe_topology *t)
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), cmp_str);
 	for (uint32_t i = 0; i < n; i++) {
-		char text[160];
+		char text[PROBE_VULN_LEN - 40];
 
 		if (read_text(t, text, sizeof(text), CPU_DIR "/vulnerabilities/%s", names[i]) == 0) {
 			clean(text);
-			snprintf(t->vulns[t->nvulns++], sizeof(t->vulns[0]), "%.40s: %.150s", names[i], text);
+			snprintf(t->vulns[t->nvulns++], sizeof(t->vulns[0]), "%.38s: %s", names[i], text);
 		}
 		free(names[i]);
 	}
@@ -1154,6 +1156,102 @@ void probe_mitigations_print(const struct probe_topology *t, const char *prefix,
 		fprintf(f, "%s%s\n", prefix,
 			t->nvulns ? "none: every vulnerability the kernel knows is 'Not affected'"
 				  : "none reported (no cpu/vulnerabilities directory)");
+}
+
+const char *probe_vuln_text(const struct probe_topology *t, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; i < t->nvulns; i++)
+		if (!strncmp(t->vulns[i], name, len) && t->vulns[i][len] == ':' && t->vulns[i][len + 1] == ' ')
+			return t->vulns[i] + len + 2;
+	return NULL;
+}
+
+/* Whether `text` contains `word`, ignoring case. */
+static bool has_word(const char *text, const char *word)
+{
+	return strcasestr(text, word) != NULL;
+}
+
+static bool starts_with(const char *text, const char *prefix)
+{
+	return !strncmp(text, prefix, strlen(prefix));
+}
+
+const char *probe_mitigation_pti(const char *meltdown)
+{
+	if (!meltdown)
+		return "unknown";
+	if (starts_with(meltdown, "Mitigation: PTI"))
+		return "on";
+	if (starts_with(meltdown, "Not affected") || starts_with(meltdown, "Vulnerable"))
+		return "off";
+	return "unknown"; /* e.g. "Unknown (XEN PV detected, hypervisor mitigation required)" */
+}
+
+const char *probe_mitigation_spectre_v2(const char *spectre_v2)
+{
+	char first[PROBE_VULN_LEN];
+
+	if (!spectre_v2)
+		return "unknown";
+	/* the mode is the first clause (before ';', or ',' before Linux 5.x's format):
+	 * the later ones (IBPB, STIBP, IBRS_FW, RSB filling, "PBRSB-eIBRS: Not
+	 * affected", "BHI: Retpoline") are other mitigations */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(spectre_v2, ";,"), spectre_v2);
+	if (starts_with(first, "Not affected"))
+		return "off";
+	/* a thunk on every indirect call: retpolines, also with eIBRS, or AMD's
+	 * LFENCE form (spectre_v2=retpoline,lfence or eibrs,lfence) */
+	if (has_word(first, "retpoline") || has_word(first, "LFENCE"))
+		return "retpoline";
+	if (strstr(first, "Enhanced / Automatic IBRS") || strstr(first, "Enhanced IBRS") || strstr(first, "eIBRS"))
+		return "eibrs";
+	if (strstr(first, "IBRS"))
+		return "ibrs";
+	if (starts_with(first, "Vulnerable"))
+		return "off";
+	return "unknown"; /* e.g. arm64's "Mitigation: CSV2, BHB" */
+}
+
+bool probe_uses_return_thunk(const char *text)
+{
+	const char *safe;
+
+	if (!text)
+		return false;
+	if (has_word(text, "untrained return") || has_word(text, "return thunk") || has_word(text, "Stuffing") ||
+	    has_word(text, "call depth tracking"))
+		return true;
+	/* "Safe RET" (the SRSO return thunk), but not "Microcode, no safe RET" */
+	for (safe = strcasestr(text, "safe ret"); safe; safe = strcasestr(safe + 1, "safe ret"))
+		if (!(safe - text >= 3 && !strncasecmp(safe - 3, "no ", 3)))
+			return true;
+	return false;
+}
+
+/* One file's say on return thunks: 1 uses one, 0 does not, -1 unknown. */
+static int return_thunk_of(const char *text)
+{
+	if (!text || !*text)
+		return -1;
+	if (probe_uses_return_thunk(text))
+		return 1;
+	if (starts_with(text, "Not affected") || starts_with(text, "Vulnerable") || starts_with(text, "Mitigation:"))
+		return 0;
+	return -1;
+}
+
+const char *probe_mitigation_return_thunk(const char *retbleed, const char *spec_rstack_overflow)
+{
+	int a = return_thunk_of(retbleed), b = return_thunk_of(spec_rstack_overflow);
+
+	if (a == 1 || b == 1)
+		return "on";
+	if (a == 0 && b == 0)
+		return "off";
+	return "unknown";
 }
 
 const char *probe_kernel_preset(const char *release)
