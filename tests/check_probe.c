@@ -101,17 +101,9 @@ static void fake_results(struct probe_results *r, const struct probe_topology *t
 	probe_results_finish(r, t);
 }
 
-/* MITIGATIONS-PARSER: the probed file has a `mitigations:` block, which the machine
- * parser of main (models/machine.c) is gaining; until it has, machine_from_yaml,
- * probe_verify and probe_write reject every probed file with "unknown key
- * 'mitigations'". The tests marked MITIGATIONS-PARSER below load a probed file and
- * fail for that reason alone until then; this says so in their message. */
-#define PENDING_PARSER(msg)                                                                                            \
-	(strstr((msg), "unknown key 'mitigations'")                                                                    \
-		 ? " [MITIGATIONS-PARSER: expected until main's machine parser knows `mitigations:`]"                   \
-		 : "")
+/* A probed file loads: fails with the loader's message. */
 #define ck_assert_loads(expr, e)                                                                                        \
-	ck_assert_msg((expr) == 0, "%s%s", (e).msg, PENDING_PARSER((e).msg))
+	ck_assert_msg((expr) == 0, "%s", (e).msg)
 
 /* Loads `text` as the config loader does; fails the test on error. */
 static void load_machine(const char *text, struct machine *m)
@@ -123,8 +115,8 @@ static void load_machine(const char *text, struct machine *m)
 	ck_assert_ptr_nonnull(d);
 	root = yt_load_string(d, "probed.yaml", text, strlen(text), &e);
 	ck_assert_msg(root != NULL, "%s\n%s", e.msg, text);
-	ck_assert_msg(machine_from_yaml(m, root, &e) == 0, "%s%s\n%s", e.msg, PENDING_PARSER(e.msg),
-		      PENDING_PARSER(e.msg)[0] ? "" : text);
+	ck_assert_msg(machine_from_yaml(m, root, &e) == 0, "%s%s\n%s", e.msg, "",
+		      ""[0] ? "" : text);
 	yt_doc_free(d);
 }
 
@@ -422,7 +414,6 @@ START_TEST(written_file_round_trips)
 	sources_ok(path);
 	tu_rmtree(dir);
 
-	/* MITIGATIONS-PARSER: from here the file is loaded */
 	ck_assert_loads(probe_verify(text, "probed.yaml", &t, &e), e);
 	load_machine(text, &m);
 	same_topology(&m, &t);
@@ -458,7 +449,6 @@ START_TEST(written_file_round_trips)
 }
 END_TEST
 
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(nothing_measured_is_labelled)
 {
 	struct probe_topology t;
@@ -485,7 +475,6 @@ START_TEST(nothing_measured_is_labelled)
 	write_plain(dir, "plain.yaml", text, path, sizeof(path));
 	sources_ok(path);
 	tu_rmtree(dir);
-	/* MITIGATIONS-PARSER: from here the file is loaded */
 	load_machine(text, &m);
 	same_topology(&m, &t);
 	machine_free(&m);
@@ -499,7 +488,6 @@ START_TEST(nothing_measured_is_labelled)
 }
 END_TEST
 
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(several_distances_make_a_map)
 {
 	struct probe_topology t;
@@ -523,7 +511,6 @@ START_TEST(several_distances_make_a_map)
 	ck_assert_ptr_nonnull(strstr(text, "memory_remote: {21: 171.0ns, 31: 286.8ns}"));
 	ck_assert_ptr_nonnull(strstr(text, "distance 31: [A] mbind refused: Operation not permitted: memory_local x "
 					   "distance / 10"));
-	/* MITIGATIONS-PARSER: loaded */
 	load_machine(text, &m);
 	ck_assert_uint_eq(m.remote_ps[1], 121000);
 	machine_free(&m);
@@ -532,7 +519,6 @@ START_TEST(several_distances_make_a_map)
 }
 END_TEST
 
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(a_wrong_file_is_never_written)
 {
 	struct probe_topology smt, ccx;
@@ -552,11 +538,10 @@ START_TEST(a_wrong_file_is_never_written)
 	ck_assert_ptr_nonnull(f);
 	fputs("old\n", f);
 	fclose(f);
-	/* the ccx file does not have the 2-node topology: refused, the old file kept
-	 * (MITIGATIONS-PARSER: until then refused for the unknown key instead) */
+	/* the ccx file does not have the 2-node topology: refused, the old file kept */
 	ck_assert_int_eq(probe_write(path, text, &smt, &e), -1);
 	ck_assert_msg(strstr(e.msg, "loads with nodes 1 where the probed machine has 2"), "%s%s", e.msg,
-		      PENDING_PARSER(e.msg));
+		      "");
 	ck_assert_int_eq(tu_shellf(&out, "cat '%s'", path), 0);
 	ck_assert_str_eq(out, "old\n");
 	free(out);
@@ -1019,7 +1004,6 @@ END_TEST
 
 /* A real probe of this machine with the smallest budget: a file that loads and
  * whose every constant has a source. Skipped (loudly) where pinning is refused. */
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(cli_probes_this_machine)
 {
 	char dir[64], path[128], *out, *text;
@@ -1040,8 +1024,7 @@ START_TEST(cli_probes_this_machine)
 		tu_rmtree(dir);
 		return;
 	}
-	/* MITIGATIONS-PARSER: the probe loads its file before writing it */
-	ck_assert_msg(rc == 0, "%s%s", out, PENDING_PARSER(out));
+	ck_assert_msg(rc == 0, "%s", out);
 	ck_assert_msg(strstr(out, "futexsim probe: [1/") && strstr(out, "low tail ") && strstr(out, "wrote "), "%s", out);
 	free(out);
 	ck_assert_uint_eq(files_in(dir), 1);
@@ -1430,12 +1413,11 @@ static void this_machine_file(const char *dir, char *path, size_t size)
 	text = probe_render(&t, &r, "here", &e);
 	ck_assert_msg(text != NULL, "%s", e.msg);
 	snprintf(path, size, "%s/here.yaml", dir);
-	ck_assert_loads(probe_write(path, text, &t, &e), e); /* MITIGATIONS-PARSER */
+	ck_assert_loads(probe_write(path, text, &t, &e), e);
 	free(text);
 	probe_topology_free(&t);
 }
 
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(check_cli_usage)
 {
 	char dir[64], path[128], *out;
@@ -1468,7 +1450,7 @@ START_TEST(check_cli_usage)
 		text = probe_render(&other, &r, "other", &e);
 		ck_assert_ptr_nonnull(text);
 		snprintf(path, sizeof(path), "%s/other.yaml", dir);
-		ck_assert_loads(probe_write(path, text, &other, &e), e); /* MITIGATIONS-PARSER */
+		ck_assert_loads(probe_write(path, text, &other, &e), e);
 		ck_assert_int_eq(tu_shellf(&out, "%s probe --check --machine '%s' -o '%s/t.csv'", tu_bin(), path, dir), 3);
 		ck_assert_msg(strstr(out, "describes 2 node(s) x 2 cores x 2 threads"), "%s", out);
 		ck_assert_uint_eq(files_in(dir), 1);
@@ -1540,7 +1522,6 @@ static int run_without_futex_hash(const char *command, char **output)
 /* A short real check (no perf), once as it is and once on a kernel without
  * PR_FUTEX_HASH: a table with every scenario, the hash sizes skipped with the
  * reason in the second. Skipped (loudly) where pinning is refused. */
-/* MITIGATIONS-PARSER: loads a probed file (see PENDING_PARSER) */
 START_TEST(check_runs_on_this_machine)
 {
 	char dir[64], machine[128], csv[128], cmd[512], *out;
