@@ -7,13 +7,14 @@
 #include "models/workload_condvar.h"
 #include "models/workload_hashbench.h"
 #include "models/workload_lockpi.h"
+#include "models/workload_locktorture.h"
 #include "models/workload_mutex.h"
 #include "models/workload_perfwake.h"
 #include "models/workload_schbench.h"
 
 static const struct workload_type *const types[] = { &workload_hashbench, &workload_mutex, &workload_condvar,
 							 &workload_wake, &workload_wake_parallel, &workload_requeue, &workload_lockpi,
-							 &workload_schbench };
+							 &workload_schbench, &workload_locktorture };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 _Static_assert(NTYPES <= WORKLOAD_MAX_TYPES, "raise WORKLOAD_MAX_TYPES");
 
