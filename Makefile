@@ -225,6 +225,8 @@ validate: deps
 	  sed -n '/^== error per table/,/^$$/p;/orderings at least/p'
 	@echo "== another machine, hardware facts alone: qspinlock and CNA on the 4-socket E7 (published: locktorture on an E7-8895 v3)"
 	@sh analysis/cna-check $(BIN)
+	@echo "== another machine, hardware facts alone: the stock qspinlock's locktorture curve (CNA v15 cover letter) against arbitration locality K"
+	@sh analysis/locktorture-check $(BIN)
 	@echo "== another machine, hardware facts alone: the v11 table predicted for the 4-socket E7 (its figures are not in our sources)"
 	@sh analysis/predict-v11 e7-8890v3-4s $(BIN)
 	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then \
