@@ -702,74 +702,28 @@ static int write_output(const struct fit *f, const char *path, struct fs_error *
 
 /* ---- the command ---------------------------------------------------------------- */
 
-int fit_command(int argc, char **argv)
+int fit_file(const struct fit_request *req, struct fs_error *e)
 {
-	struct fit f = { .duration = "1ms", .warmup = "500us", .quiet = false };
-	const char *output = NULL;
+	struct fit f = { .path = req->measurements, .machine = req->machine, .name = req->name,
+			 .duration = req->duration ? req->duration : "1ms", .warmup = req->warmup ? req->warmup : "500us",
+			 .jobs = req->jobs, .quiet = req->quiet };
 	char name[256];
-	struct fs_error e = { 0 };
 	struct yt_doc *d = NULL;
 	struct timespec t0, t1;
-	int status = FS_OK;
+	int rc = -1;
 
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char **val = !strcmp(a, "-o")	    ? &output
-				   : !strcmp(a, "--machine")  ? &f.machine
-				   : !strcmp(a, "--name")     ? &f.name
-				   : !strcmp(a, "--duration") ? &f.duration
-				   : !strcmp(a, "--warmup")   ? &f.warmup
-							      : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(fit_usage, stdout);
-			return FS_OK;
-		}
-		if (!strcmp(a, "--quiet")) {
-			f.quiet = true;
-		} else if (!strcmp(a, "-j")) {
-			char *end;
-			long j = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
-
-			if (j < 1 || j > 64 || *end) {
-				fprintf(stderr, "futexsim fit: -j needs a number of simulations from 1 to 64\n");
-				return FS_ERR_USAGE;
-			}
-			f.jobs = (unsigned)j;
-		} else if (val) {
-			if (i + 1 >= argc || !*argv[i + 1]) {
-				fprintf(stderr, "futexsim fit: %s needs a value\n", a);
-				return FS_ERR_USAGE;
-			}
-			*val = argv[++i];
-		} else if (a[0] == '-' || f.path) {
-			fprintf(stderr, "futexsim fit: unexpected argument '%s'\n%s", a, fit_usage);
-			return FS_ERR_USAGE;
-		} else {
-			f.path = a;
-		}
-	}
-	if (!f.path || !output) {
-		fprintf(stderr, "futexsim fit: needs MEASUREMENTS.yaml and -o MACHINE.yaml\n%s", fit_usage);
-		return FS_ERR_USAGE;
-	}
-	if (same_file(output, f.path)) {
-		fprintf(stderr, "futexsim fit: -o %s is the measurements file: refused\n", output);
-		return FS_ERR_USAGE;
-	}
+	if (same_file(req->output, f.path))
+		return fs_fail(e, FS_ERR_USAGE, "-o %s is the measurements file: refused", req->output);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!(d = yt_doc_new())) {
-		fprintf(stderr, "futexsim fit: out of memory\n");
-		return FS_ERR_RUNTIME;
-	}
-	if (read_measurements(&f, d, &e) < 0 || read_params(&f, &e) < 0) {
-		fprintf(stderr, "futexsim fit: %s\n", e.msg);
-		status = e.status ? e.status : FS_ERR_INPUT;
+	if (!(d = yt_doc_new()))
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	if (read_measurements(&f, d, e) < 0 || read_params(&f, e) < 0) {
+		if (!e->status)
+			e->status = FS_ERR_INPUT;
 		goto out;
 	}
-	if ((strchr(f.machine, '/') || strstr(f.machine, ".yaml")) && same_file(output, f.machine)) {
-		fprintf(stderr, "futexsim fit: -o %s is the machine file the fit reads: refused\n", output);
-		status = FS_ERR_USAGE;
+	if ((strchr(f.machine, '/') || strstr(f.machine, ".yaml")) && same_file(req->output, f.machine)) {
+		fs_fail(e, FS_ERR_USAGE, "-o %s is the machine file the fit reads: refused", req->output);
 		goto out;
 	}
 	if (!f.name) {
@@ -784,23 +738,74 @@ int fit_command(int argc, char **argv)
 	if (!f.quiet)
 		fprintf(stderr, "futexsim fit: %zu rows, %zu parameters, %s windows, %u simulations at once\n", f.nrows,
 			f.np, f.duration, f.jobs ? f.jobs : runpool_default_jobs());
-	if (run_fit(&f, &e) < 0) {
-		fprintf(stderr, "futexsim fit: %s\n", e.msg);
-		status = e.status ? e.status : FS_ERR_RUNTIME;
+	if (run_fit(&f, e) < 0)
 		goto out;
-	}
-	if (write_output(&f, output, &e) < 0) {
-		fprintf(stderr, "futexsim fit: %s\n", e.msg);
-		status = FS_ERR_OUTPUT;
+	if (write_output(&f, req->output, e) < 0) {
+		e->status = FS_ERR_OUTPUT;
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	write_machine(&f, stdout);
+	if (req->report)
+		write_machine(&f, req->report);
 	if (!f.quiet)
-		fprintf(stderr, "futexsim fit: wrote %s (%u simulations, %.1f s)\n", output, f.sims,
+		fprintf(stderr, "futexsim fit: wrote %s (%u simulations, %.1f s)\n", req->output, f.sims,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	rc = 0;
 out:
 	free(f.rows);
 	yt_doc_free(d);
-	return status;
+	return rc;
+}
+
+int fit_command(int argc, char **argv)
+{
+	struct fit_request req = { .report = stdout };
+	struct fs_error e = { 0 };
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char **val = !strcmp(a, "-o")	    ? &req.output
+				   : !strcmp(a, "--machine")  ? &req.machine
+				   : !strcmp(a, "--name")     ? &req.name
+				   : !strcmp(a, "--duration") ? &req.duration
+				   : !strcmp(a, "--warmup")   ? &req.warmup
+							      : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(fit_usage, stdout);
+			return FS_OK;
+		}
+		if (!strcmp(a, "--quiet")) {
+			req.quiet = true;
+		} else if (!strcmp(a, "-j")) {
+			char *end = NULL;
+			long j = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+
+			if (j < 1 || j > 64 || !end || *end) {
+				fprintf(stderr, "futexsim fit: -j needs a number of simulations from 1 to 64\n");
+				return FS_ERR_USAGE;
+			}
+			req.jobs = (unsigned)j;
+		} else if (val) {
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				fprintf(stderr, "futexsim fit: %s needs a value\n", a);
+				return FS_ERR_USAGE;
+			}
+			*val = argv[++i];
+		} else if (a[0] == '-' || req.measurements) {
+			fprintf(stderr, "futexsim fit: unexpected argument '%s'\n%s", a, fit_usage);
+			return FS_ERR_USAGE;
+		} else {
+			req.measurements = a;
+		}
+	}
+	if (!req.measurements || !req.output) {
+		fprintf(stderr, "futexsim fit: needs MEASUREMENTS.yaml and -o MACHINE.yaml\n%s", fit_usage);
+		return FS_ERR_USAGE;
+	}
+	if (fit_file(&req, &e) < 0) {
+		fprintf(stderr, "futexsim fit: %s\n", e.msg);
+		return e.status ? e.status : FS_ERR_RUNTIME;
+	}
+	return FS_OK;
 }

@@ -32,8 +32,28 @@
 #define FUTEXSIM_FIT_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+#include "sim/core/error.h"
 
 extern const char fit_usage[];
+
+/* One fit: the measurements file, the hardware-facts machine (NULL: the file's),
+ * the machine file to write, its name (NULL: the machine's with -fit), each
+ * simulated run's window and warm-up (NULL: 1ms and 500us), simulations at once (0:
+ * the online CPUs), no progress on stderr when quiet, and where the written file's
+ * text goes too (NULL: nowhere). */
+struct fit_request {
+	const char *measurements, *machine, *output, *name, *duration, *warmup;
+	unsigned jobs;
+	bool quiet;
+	FILE *report;
+};
+
+/* Fits and writes req->output (atomically; never onto an input). -1 with `e` set
+ * (FS_ERR_INPUT bad measurements or machine, FS_ERR_USAGE an output onto an input,
+ * FS_ERR_OUTPUT cannot write, FS_ERR_RUNTIME a simulation failed). */
+int fit_file(const struct fit_request *req, struct fs_error *e);
 
 /* argv[0] "futexsim", argv[1] "fit". Prints its own errors; returns the exit
  * status (0, 2 usage, 3 bad measurements or machine, 4 output, 1 failed). */

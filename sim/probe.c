@@ -3,6 +3,7 @@
  * the measurements, every constant with its source comment, checked by loading it
  * as the config loader does and written atomically. docs/probe.md. */
 #include "sim/probe.h"
+#include "sim/fit.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -165,6 +166,9 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	range_line(f, "transfer_node", &r->transfer_node, false);
 	range_line(f, "memory_local", &r->memory_local, false);
 	range_line(f, "smt_slowdown", &r->smt_slowdown, true);
+	line(f, "    ", "call_return", "[0ns, 10ns]",
+	     "[A] none to a mispredicted return (about 20-40 cycles) on every call and return: the range of a return "
+	     "thunk or retpoline, for which no per-call figure is published (docs/sources.md: srso-doc)");
 	line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
@@ -333,6 +337,10 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	if (t->nodes > 1)
 		distance_cost_line(f, "memory_remote", r, r->memory_remote, stamp);
 	cost_line(f, "syscall", &r->syscall, false, stamp);
+	line(f, "  ", "call_return", "0ns",
+	     "[A] not measured here: what each call and return of the futex path pays under this kernel's "
+	     "mitigations (a getppid loop makes few of them); futexsim probe --check fits it to this machine's own "
+	     "futex loop (its anchored table)");
 	line(f, "  ", "line_hold", "10 cycles",
 	     "[A] not measurable by futexsim probe: how long a core that just received a contended line keeps it "
 	     "before a queued request takes it; 10 cycles, as the shipped presets assume");
@@ -517,6 +525,7 @@ struct probe_args {
 	bool check;           /* --check: the real futex loop beside the simulation */
 	const char *machine;  /* --check --machine FILE.yaml; NULL: probe first */
 	const char *kernel;   /* --check --kernel PRESET; NULL: probe_kernel_preset */
+	bool no_anchor;       /* --check --no-anchor: no fit to the stock rows */
 };
 
 static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_error *e)
@@ -556,6 +565,8 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 			a->topology_only = true;
 		} else if (!strcmp(arg, "--check")) {
 			a->check = true;
+		} else if (!strcmp(arg, "--no-anchor")) {
+			a->no_anchor = true;
 		} else if (cli_is_option(arg, "--machine")) {
 			v = cli_option_value(argc, argv, &i, "--machine");
 			if (!v || !*v)
@@ -582,9 +593,9 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 				       "futexsim probe --check: --name names a machine it probes (not with --machine)");
 		return 0;
 	}
-	if (a->machine || a->kernel)
+	if (a->machine || a->kernel || a->no_anchor)
 		return fs_fail(e, FS_ERR_USAGE, "futexsim probe: %s goes with --check",
-			       a->machine ? "--machine" : "--kernel");
+			       a->machine ? "--machine" : a->kernel ? "--kernel" : "--no-anchor");
 	if (!a->output && !a->topology_only)
 		return fs_fail(e, FS_ERR_USAGE,
 			       "futexsim probe: missing -o FILE.yaml (or --topology to only read the topology; see "
@@ -1483,6 +1494,99 @@ static void slots_text(char *buf, size_t size, int32_t slots)
 		snprintf(buf, size, "%" PRId32 " slots", slots);
 }
 
+/* "DIR/STEM" of `path` without its extension, then `suffix`. */
+static void beside(char *out, size_t size, const char *path, const char *ext, const char *suffix)
+{
+	size_t len = strlen(path), elen = strlen(ext);
+
+	if (len > elen && !strcmp(path + len - elen, ext))
+		len -= elen;
+	snprintf(out, size, "%.*s%s", (int)len, path, suffix);
+}
+
+/* The anchored table: the machine fitted (futexsim fit) to this machine's own stock
+ * rows, the real loop's figures of the scenarios without -b (the kernel's own
+ * sizing: what a user of the stock kernel runs), and every scenario simulated again
+ * on the fitted file: the -b rows are then predictions. */
+static int anchor(const char *machine, const char *kernel, const char *csv, const struct probe_check_scenario *sc,
+		  const struct probe_check_table *measured, struct fs_error *e)
+{
+	char rows_path[4200], fitted[4200], anchored_csv[4200];
+	struct probe_check_table t = { NULL, measured->n, NAN };
+	struct fit_request req = { .measurements = rows_path, .output = fitted, .quiet = true };
+	int32_t *slots = calloc(measured->n ? measured->n : 1, sizeof(*slots));
+	uint32_t nrows = 0;
+	FILE *f;
+	int rc = -1;
+
+	beside(rows_path, sizeof(rows_path), csv, ".csv", "-stock-rows.yaml");
+	beside(fitted, sizeof(fitted), machine, ".yaml", "-anchored.yaml");
+	beside(anchored_csv, sizeof(anchored_csv), csv, ".csv", "-anchored.csv");
+	t.rows = calloc(measured->n ? measured->n : 1, sizeof(*t.rows));
+	if (!t.rows || !slots) {
+		fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+		goto out;
+	}
+	if (!(f = fopen(rows_path, "w"))) {
+		fs_fail(e, FS_ERR_OUTPUT, "futexsim probe --check: cannot write %s: %s", rows_path, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "# futexsim probe --check: this machine's stock-kernel rows (the real loop's median figure of\n"
+		   "# each scenario without -b), the measurements futexsim fit anchors the probed machine on.\n"
+		   "machine: ");
+	yaml_quoted(f, machine);
+	fprintf(f, "\nruns:\n");
+	for (uint32_t i = 0; i < measured->n; i++) {
+		const struct probe_check_row *r = &measured->rows[i];
+		char cpus[4096];
+
+		if (sc[i].buckets != PROBE_BUCKETS_AUTO || sc[i].skip[0] || !(r->real > 0))
+			continue;
+		probe_cpulist(sc[i].cpus, sc[i].threads, cpus, sizeof(cpus));
+		fprintf(f, "  - {perf: \"perf bench futex hash -t %" PRIu32 "%s\", cpus: '%s', kernel: ", sc[i].threads,
+			sc[i].shared ? " -S" : "", cpus);
+		yaml_quoted(f, kernel);
+		fprintf(f, ", averaged: %.1f}\n", r->real);
+		nrows++;
+	}
+	if (fclose(f) != 0 || !nrows) {
+		fs_fail(e, FS_ERR_OUTPUT, "futexsim probe --check: %s: %s", rows_path,
+			nrows ? "cannot write it" : "no stock row has a real figure to anchor on");
+		goto out;
+	}
+	fprintf(stderr, "futexsim probe --check: fitting %s to the %" PRIu32 " stock rows (%s)\n", machine, nrows,
+		rows_path);
+	if (fit_file(&req, e) < 0)
+		goto out;
+	for (uint32_t i = 0; i < t.n; i++) {
+		struct probe_check_row *r = &t.rows[i];
+
+		*r = measured->rows[i];
+		r->sim = r->sim_min = r->sim_max = r->error_pct = NAN;
+	}
+	check_simulate_all(fitted, kernel, sc, t.n, t.rows, slots);
+	for (uint32_t i = 0; i < t.n; i++) {
+		struct probe_check_row *r = &t.rows[i];
+
+		if (!isnan(r->real) && !isnan(r->sim) && r->real > 0)
+			r->error_pct = 100.0 * (r->sim / r->real - 1.0);
+		snprintf(r->note, sizeof(r->note), "%s",
+			 sc[i].buckets == PROBE_BUCKETS_AUTO ? "a fit row" : "predicted from the fit");
+	}
+	probe_check_median_abs_error(&t);
+	printf("\nanchored: %s fitted to this machine's %" PRIu32 " stock rows (%s), every scenario simulated again:\n",
+	       fitted, nrows, rows_path);
+	probe_check_print(&t, stdout);
+	if (probe_check_csv_write(anchored_csv, &t, e) < 0)
+		goto out;
+	printf("wrote %s and %s\n", fitted, anchored_csv);
+	rc = 0;
+out:
+	free(slots);
+	free(t.rows);
+	return rc;
+}
+
 static int check_command(const struct probe_args *a, struct fs_error *e)
 {
 	const char *csv = a->output ? a->output : CHECK_DEFAULT_CSV;
@@ -1613,6 +1717,10 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	}
 	printf("wrote %s (%.0f s in all)\n", csv, wall_now() - t0);
 	fflush(stdout);
+	if (compared && !a->no_anchor && anchor(machine_abs, kernel, csv, sc, &table, e) < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (!compared)
 		rc = fs_fail(e, FS_ERR_RUNTIME, "futexsim probe --check: no scenario has both a real and a simulated figure");
 out:

@@ -468,7 +468,8 @@ START_TEST(nothing_measured_is_labelled)
 	ck_assert_ptr_nonnull(strstr(text, "smt_slowdown: 1.3       # [A] not measured"));
 	/* no measured spread: the band's ranges hold the assumed hold time only */
 	ck_assert_ptr_nonnull(strstr(text, "\nuncertainty:  # [M] the range of each cost, for futexsim run --band "
-					   "(docs/calibration.md)\n  costs:\n    line_hold: [0 cycles, 40 cycles]"));
+					   "(docs/calibration.md)\n  costs:\n    call_return: [0ns, 10ns]"));
+	ck_assert_ptr_nonnull(strstr(text, "\n    line_hold: [0 cycles, 40 cycles]"));
 	ck_assert_ptr_null(strstr(text, "\n    syscall:"));
 	ck_assert_ptr_nonnull(strstr(text, "\n  pti: on "));
 	tu_mkdtemp(dir, "futexsim-probe");
@@ -1524,7 +1525,7 @@ static int run_without_futex_hash(const char *command, char **output)
  * reason in the second. Skipped (loudly) where pinning is refused. */
 START_TEST(check_runs_on_this_machine)
 {
-	char dir[64], machine[128], csv[128], cmd[512], *out;
+	char dir[64], machine[128], csv[128], anchored[160], cmd[512], *out;
 	struct probe_check_table t;
 	struct fs_error e = { 0 };
 	int rc;
@@ -1546,7 +1547,16 @@ START_TEST(check_runs_on_this_machine)
 			      strstr(out, "wrote "),
 		      "%s", out);
 	free(out);
-	ck_assert_uint_eq(files_in(dir), 2); /* the machine file and the table */
+	/* the machine file and the table; the stock rows, the machine fitted to them and
+	 * the anchored table */
+	ck_assert_uint_eq(files_in(dir), 5);
+	snprintf(anchored, sizeof(anchored), "%s/table-anchored.csv", dir);
+	ck_assert_msg(probe_check_csv_read(anchored, &t, &e) == 0, "%s", e.msg);
+	for (uint32_t i = 0; i < t.n; i++)
+		ck_assert_msg(!isnan(t.rows[i].sim) && (strstr(t.rows[i].note, "a fit row") ||
+							 strstr(t.rows[i].note, "predicted from the fit")),
+			      "%s: %s", t.rows[i].scenario, t.rows[i].note);
+	probe_check_table_free(&t);
 	ck_assert_msg(probe_check_csv_read(csv, &t, &e) == 0, "%s", e.msg);
 	ck_assert_uint_ge(t.n, 6);
 	ck_assert(!isnan(t.median_abs_error));
