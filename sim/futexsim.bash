@@ -5,7 +5,8 @@
 # each command's options from `futexsim CMD --help`, presets and names from
 # `futexsim list`. Completes: the command; run's scenario files and its --set keys
 # machine=, kernel= and workload.type= with their names; result files (*.h5) for
-# show, compare, explain and c2c; list's kinds; bench futex's suites.
+# show, compare, explain and c2c; measurements files (*.yaml) for fit; list's kinds;
+# bench futex's suites.
 
 _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
@@ -54,7 +55,7 @@ _futexsim() {
 		return
 	fi
 	case "$cmd" in
-	run) COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
+	run | fit) COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
 	show | compare | explain | c2c) COMPREPLY=($(compgen -f -X '!*.h5' -- "$cur") $(compgen -d -- "$cur")) ;;
 	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "machines kernels workloads hashes refcounts" -- "$cur")) ;;
 	bench)
@@ -63,7 +64,7 @@ _futexsim() {
 		else
 			COMPREPLY=($(compgen -W "futex" -- "$cur"))
 		fi ;;
-	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe bench" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe bench fit" -- "$cur")) ;;
 	esac
 }
 complete -F _futexsim futexsim

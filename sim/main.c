@@ -297,7 +297,7 @@ static const char usage_compare[] =
 static const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
 	"       futexsim probe --check [--machine FILE.yaml] [--kernel PRESET] [--name NAME]\n"
-	"                              [--seconds N] [-o TABLE.csv]\n"
+	"                              [--seconds N] [-o TABLE.csv] [--no-anchor]\n"
 	"       futexsim probe --topology [--root DIR]\n"
 	"\n"
 	"Models the machine it runs on. Reads the topology from sysfs (online CPUs, their\n"
@@ -338,7 +338,10 @@ static const char usage_probe[] =
 	"installed), simulates the same scenarios on the probed machine file (--machine, else\n"
 	"it probes into results/host-machine.yaml first) with the kernel preset nearest to this\n"
 	"kernel (--kernel), and prints real vs simulated with the error of each and their\n"
-	"median; -o writes the table as CSV (default results/host-check.csv). docs/probe.md.\n";
+	"median; -o writes the table as CSV (default results/host-check.csv). Then, anchored:\n"
+	"the machine file fitted (futexsim fit) to the real figures of the scenarios without -b\n"
+	"(TABLE-stock-rows.yaml, MACHINE-anchored.yaml) and every scenario simulated again on it,\n"
+	"the -b rows as predictions (TABLE-anchored.csv); --no-anchor skips that. docs/probe.md.\n";
 
 /* "--opt VALUE" or "--opt=VALUE": the value, advancing *i past it; NULL when absent. */
 struct run_args {
