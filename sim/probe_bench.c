@@ -1151,7 +1151,7 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 		if (rc < 0)
 			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 		low_tail_how(tail, sizeof(tail), made, "buffers", TRIAL_CHASE);
-		snprintf(v->how, sizeof(v->how), "pointer chase over a randomly permuted %" PRIu64 " MiB buffer%s (%s); %s",
+		snprintf(v->how, sizeof(v->how), "pointer chase over a randomly permuted %" PRIu64 " MiB buffer%s (%.60s); %.150s",
 			 run->r->dram_buffer_bytes >> 20, t->nodes > 1 ? " bound to its node (mbind)" : "", where, tail);
 		progress(run, what, v);
 		return 0;
