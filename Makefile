@@ -66,10 +66,17 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
 BUILD    := build
-LIB_SRCS := $(sort $(wildcard sim/core/*.c models/*.c sim/*.c))
-LIB_SRCS := $(filter-out sim/main.c,$(LIB_SRCS))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o
-LIB      := $(BUILD)/libfutexsim.a
+# One library per layer (docs/architecture.md), linked program, models, substrate:
+# tests/layers.py checks their objects' symbols against the layers' order.
+CORE_SRCS  := $(sort $(wildcard sim/core/*.c))
+MODEL_SRCS := $(sort $(wildcard models/*.c models/workloads/*.c))
+PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c)))
+CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o)
+PROG_OBJS  := $(PROG_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o
+LIB_SRCS := $(CORE_SRCS) $(MODEL_SRCS) $(PROG_SRCS)
+LIB_OBJS := $(CORE_OBJS) $(MODEL_OBJS) $(PROG_OBJS)
+LIB      := $(BUILD)/libfutexsim-program.a $(BUILD)/libfutexsim-models.a $(BUILD)/libfutexsim-core.a
 BIN      := bin/futexsim
 # analysis tools: analysis/NAME.c -> bin/futexsim-NAME, sharing analysis/points.c
 # (beside BIN: the sanitized build's are build-san/bin/futexsim-NAME)
@@ -132,7 +139,13 @@ $(BUILD)/gen/revision.o: $(REVISION_C)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
+$(BUILD)/libfutexsim-core.a: $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/libfutexsim-models.a: $(MODEL_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/libfutexsim-program.a: $(PROG_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -157,13 +170,14 @@ run: deps
 	$(BIN) run $(SCENARIO)
 
 # Every test binary prints Check's summary line; any failure fails `make check`.
-# tests/layers.sh checks the include lines against the layers (docs/architecture.md);
+# tests/layers.py checks the include lines and the objects' symbols against the layers
+# and the models' order (docs/architecture.md);
 # tests/config_sources.py that every constant of a machine or kernel config names its source.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
 	@failed=0; \
-	echo "== tests/layers.sh"; \
-	sh tests/layers.sh --self-test && sh tests/layers.sh || failed=1; \
+	echo "== tests/layers.py"; \
+	$(PYTHON) tests/layers.py --self-test && $(PYTHON) tests/layers.py --objects $(BUILD) . || failed=1; \
 	echo "== tests/config_sources.py"; \
 	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
 	echo "== tests/slurm.sh"; \

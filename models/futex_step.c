@@ -36,6 +36,10 @@ const uint8_t futex_step_calls[STEP_NSTEPS] = {
 /* get_user_pages_fast_only, gup_fast_fallback, gup_fast, try_grab_folio_fast, folio_put */
 const uint8_t futex_shared_key_calls = 5;
 
+const char *const bucket_field_names[] = { "waiters", "lock", "chain", "priv", NULL };
+const char *const phash_field_names[] = { "users", "hash_mask", "immutable", NULL };
+const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash", "futex_ref",
+				       "mmap_cache",   "futex_atomic", NULL };
 const char *const futex_op_kind_names[] = { "wait_eagain", "wait_block", "wake", "requeue",
 					    "lock_pi", "lock_pi_block", "unlock_pi", "wait_requeue_pi_block",
 					    "cmp_requeue_pi", NULL };

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The vocabulary of the kernel's futex path: the steps a kernel design lists
  * for each futex operation (YAML `path.wait_eagain: [syscall, get_key, ...]`),
- * the operations, and the paths of 6.x kernels a design need not spell out.
+ * the operations, the paths of 6.x kernels a design need not spell out, the
+ * fields of the objects the steps touch (a bucket, the private hash's header, the
+ * mm), and the calls each step makes.
  *
  * Kernel designs (models/kernel.h) read paths in these words; the path compiler
  * (models/futex_path.h) turns each step into micro-operations; docs/kernel.md
@@ -59,6 +61,25 @@ extern const char *const futex_step_names[]; /* NULL-terminated, in enum order *
  * kernel/futex of 6.x with the usual x86-64 inlining [A] (docs/kernel.md). */
 extern const uint8_t futex_step_calls[STEP_NSTEPS];
 extern const uint8_t futex_shared_key_calls; /* a shared key's get_key makes these more */
+
+/* Fields of a hash bucket that the path touches. */
+enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
+/* Fields of the private hash header. */
+enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_IMMUTABLE, PHF_NFIELDS };
+/* Fields of the mm (struct mm_struct) that futex ops touch. */
+enum mm_field {
+	MMF_MM_COUNT,     /* the mm's reference count (2.6 key references) */
+	MMF_MMAP_LOCK,    /* mmap_sem / mmap_lock */
+	MMF_FUTEX_PHASH,  /* pointer to the private hash */
+	MMF_FUTEX_REF,    /* per-CPU refcount pointer and mode (6.17+) */
+	MMF_MMAP_CACHE,   /* what find_vma reads first (2.6: mmap_cache) */
+	MMF_FUTEX_ATOMIC, /* the atomic the per-CPU refcount switches to during a resize */
+	MMF_NFIELDS
+};
+
+extern const char *const bucket_field_names[];  /* NULL-terminated, in enum order */
+extern const char *const phash_field_names[];
+extern const char *const mm_field_names[];
 
 #define KERNEL_MAX_STEPS 32u
 

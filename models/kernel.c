@@ -3,12 +3,7 @@
 
 #include <string.h>
 
-#include "models/futex_path.h"
 
-const char *const bucket_field_names[] = { "waiters", "lock", "chain", "priv", NULL };
-const char *const phash_field_names[] = { "users", "hash_mask", "immutable", NULL };
-const char *const mm_field_names[] = { "mm_count",     "mmap_lock", "futex_phash", "futex_ref",
-				       "mmap_cache",   "futex_atomic", NULL };
 const char *const kernel_cost_names[] = {
 	"key_private", "key_shared", "hash_global", "hash_private",
 	"wait_setup", "uval_read", "ref_get", "ref_put", "lock_slowpath", "find_vma", "chain_entry",

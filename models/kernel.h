@@ -23,24 +23,6 @@
 #include "sim/core/simtime.h"
 #include "sim/core/yamltree.h"
 
-/* Fields of a hash bucket that the path touches. */
-enum bucket_field { BF_WAITERS, BF_LOCK, BF_CHAIN, BF_PRIV, BF_NFIELDS };
-/* Fields of the private hash header. */
-enum phash_field { PHF_USERS, PHF_HASH_MASK, PHF_IMMUTABLE, PHF_NFIELDS };
-/* Fields of the mm (struct mm_struct) that futex ops touch. */
-enum mm_field {
-	MMF_MM_COUNT,     /* the mm's reference count (2.6 key references) */
-	MMF_MMAP_LOCK,    /* mmap_sem / mmap_lock */
-	MMF_FUTEX_PHASH,  /* pointer to the private hash */
-	MMF_FUTEX_REF,    /* per-CPU refcount pointer and mode (6.17+) */
-	MMF_MMAP_CACHE,   /* what find_vma reads first (2.6: mmap_cache) */
-	MMF_FUTEX_ATOMIC, /* the atomic the per-CPU refcount switches to during a resize */
-	MMF_NFIELDS
-};
-
-extern const char *const bucket_field_names[];  /* NULL-terminated, in enum order */
-extern const char *const phash_field_names[];
-extern const char *const mm_field_names[];
 
 #define LAYOUT_ABSENT (-1)
 

@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/workload_condvar.h"
-#include "models/workload_hashbench.h"
-#include "models/workload_lockpi.h"
-#include "models/workload_locktorture.h"
-#include "models/workload_mutex.h"
-#include "models/workload_perfwake.h"
-#include "models/workload_schbench.h"
+#include "models/workloads/condvar.h"
+#include "models/workloads/hashbench.h"
+#include "models/workloads/lockpi.h"
+#include "models/workloads/locktorture.h"
+#include "models/workloads/mutex.h"
+#include "models/workloads/perfwake.h"
+#include "models/workloads/schbench.h"
 
 static const struct workload_type *const types[] = { &workload_hashbench, &workload_mutex, &workload_condvar,
 							 &workload_wake, &workload_wake_parallel, &workload_requeue, &workload_lockpi,

@@ -2,7 +2,7 @@
 /* `futexsim bench [-r N] futex SUITE [OPTIONS]`: perf bench futex's command lines
  * and output, simulated, for the suites hash, wake, wake-parallel and requeue. The
  * options build a scenario of the suite's workload (hash-bench, or the workloads of
- * models/workload_perfwake.h) as --set overrides on a base scenario (scenarios/
+ * models/workloads/perfwake.h) as --set overrides on a base scenario (scenarios/
  * quickstart.yaml's machine and kernel by default, or --scenario FILE), run it, and
  * print what perf prints, line for line (tools/perf/bench/futex-*.c, perf 6.16+):
  * the "# Running" and "Run summary" header, the per-thread (hash) or per-run lines

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The locktorture workload (models/workload_locktorture.h): one writer alone runs
+/* The locktorture workload (models/workloads/locktorture.h): one writer alone runs
  * its loop at the period its costs add up to by hand; the delays add what the
  * source's odds give; two writers go faster the closer their CPUs (SMT siblings,
  * one socket, two sockets); every pass is one acquisition of the one lock; CNA

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* perf bench futex's wake, wake-parallel, requeue and lock-pi suites as workloads
- * (models/workload_perfwake.h, models/workload_lockpi.h), by construction: a wake
+ * (models/workloads/perfwake.h, models/workloads/lockpi.h), by construction: a wake
  * run wakes exactly its N blocked threads, every thread once per run, whatever the
  * calls' size; FUTEX_WAKE and FUTEX_CMP_REQUEUE take waiters in the order they
  * queued (the bucket's plist at one priority is FIFO), so threads come back in the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The schbench workload (models/workload_schbench.h), by construction of its
+/* The schbench workload (models/workloads/schbench.h), by construction of its
  * protocol: with a CPU for every thread, every worker is served; a ping-pong of one
  * message thread and one worker, each always asleep when the other posts, costs four
  * futex calls per request (the post's FUTEX_WAKE and the wait's FUTEX_WAIT on each

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_locktorture.h"
+#include "models/workloads/locktorture.h"
 
 #include <stdlib.h>
 #include <string.h>

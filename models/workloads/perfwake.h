@@ -25,8 +25,8 @@
  * perf figure), woken and requeued counts, and the wake-up latency histogram
  * (from a run's start to each thread's return).
  */
-#ifndef FUTEXSIM_WORKLOAD_PERFWAKE_H
-#define FUTEXSIM_WORKLOAD_PERFWAKE_H
+#ifndef FUTEXSIM_WORKLOADS_PERFWAKE_H
+#define FUTEXSIM_WORKLOADS_PERFWAKE_H
 
 #include "models/workload.h"
 

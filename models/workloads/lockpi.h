@@ -18,8 +18,8 @@
  * the word (histogram and percentiles), mutual-exclusion violations (0 unless the
  * model is wrong).
  */
-#ifndef FUTEXSIM_WORKLOAD_LOCKPI_H
-#define FUTEXSIM_WORKLOAD_LOCKPI_H
+#ifndef FUTEXSIM_WORKLOADS_LOCKPI_H
+#define FUTEXSIM_WORKLOADS_LOCKPI_H
 
 #include "models/workload.h"
 

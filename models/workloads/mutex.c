@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_mutex.h"
+#include "models/workloads/mutex.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>

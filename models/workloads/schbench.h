@@ -27,8 +27,8 @@
  * the report (LKML 3ad05298-351e-4d61-9972-ca45a0a50e33@meta.com) and the schbench
  * tree of that time; docs/scenario.md.
  */
-#ifndef FUTEXSIM_WORKLOAD_SCHBENCH_H
-#define FUTEXSIM_WORKLOAD_SCHBENCH_H
+#ifndef FUTEXSIM_WORKLOADS_SCHBENCH_H
+#define FUTEXSIM_WORKLOADS_SCHBENCH_H
 
 #include "models/workload.h"
 

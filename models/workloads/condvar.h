@@ -19,8 +19,8 @@
  * each group), capacity (16), work and critical (distributions), shared, rounds
  * (ops per thread, then it exits; 0 = no limit), lock_call, syscall_wrap.
  */
-#ifndef FUTEXSIM_WORKLOAD_CONDVAR_H
-#define FUTEXSIM_WORKLOAD_CONDVAR_H
+#ifndef FUTEXSIM_WORKLOADS_CONDVAR_H
+#define FUTEXSIM_WORKLOADS_CONDVAR_H
 
 #include "models/workload.h"
 

@@ -43,8 +43,8 @@
  * lock acquisition). Figures: lock_acquisitions, lock_contended, lock_wait_mean,
  * short_delays, long_delays, sleeps.
  */
-#ifndef FUTEXSIM_WORKLOAD_LOCKTORTURE_H
-#define FUTEXSIM_WORKLOAD_LOCKTORTURE_H
+#ifndef FUTEXSIM_WORKLOADS_LOCKTORTURE_H
+#define FUTEXSIM_WORKLOADS_LOCKTORTURE_H
 
 #include "models/workload.h"
 

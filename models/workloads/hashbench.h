@@ -13,8 +13,8 @@
  * "0-7,16-23"), loop_cost (user-space work per op besides the syscall, [A]),
  * start_skew. See docs/scenario.md.
  */
-#ifndef FUTEXSIM_WORKLOAD_HASHBENCH_H
-#define FUTEXSIM_WORKLOAD_HASHBENCH_H
+#ifndef FUTEXSIM_WORKLOADS_HASHBENCH_H
+#define FUTEXSIM_WORKLOADS_HASHBENCH_H
 
 #include "models/workload.h"
 

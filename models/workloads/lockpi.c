@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_lockpi.h"
+#include "models/workloads/lockpi.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_schbench.h"
+#include "models/workloads/schbench.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_condvar.h"
+#include "models/workloads/condvar.h"
 
 #include <math.h>
 #include <stdlib.h>

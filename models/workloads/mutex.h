@@ -15,8 +15,8 @@
  * mutex_stride (40), acquisitions (per thread, then it exits; 0 = no limit),
  * lock_call and syscall_wrap (costs). See docs/scenario.md.
  */
-#ifndef FUTEXSIM_WORKLOAD_MUTEX_H
-#define FUTEXSIM_WORKLOAD_MUTEX_H
+#ifndef FUTEXSIM_WORKLOADS_MUTEX_H
+#define FUTEXSIM_WORKLOADS_MUTEX_H
 
 #include "models/workload.h"
 

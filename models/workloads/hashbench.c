@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_hashbench.h"
+#include "models/workloads/hashbench.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "models/workload_perfwake.h"
+#include "models/workloads/perfwake.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
