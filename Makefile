@@ -70,7 +70,7 @@ BUILD    := build
 # tests/layers.py checks their objects' symbols against the layers' order.
 CORE_SRCS  := $(sort $(wildcard sim/core/*.c))
 MODEL_SRCS := $(sort $(wildcard models/*.c models/workloads/*.c))
-PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c)))
+PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o)
 PROG_OBJS  := $(PROG_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o

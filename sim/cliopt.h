@@ -9,8 +9,15 @@
 #define FUTEXSIM_CLIOPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* --config-dir options a command takes at most */
+#define CLI_MAX_CONFIG_DIRS 16
 
 bool cli_is_option(const char *arg, const char *opt);
 const char *cli_option_value(int argc, char **argv, int *i, const char *opt);
+/* --config-dir DIR (or =DIR) of command `cmd` appended to dirs (NULL-terminated, n
+ * entries, at most CLI_MAX_CONFIG_DIRS); -1 after printing the error. */
+int cli_add_config_dir(const char *cmd, int argc, char **argv, int *i, const char **dirs, size_t *n);
 
 #endif

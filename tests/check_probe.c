@@ -30,7 +30,7 @@
 
 #include "models/machine.h"
 #include "sim/core/yamltree.h"
-#include "sim/probe.h"
+#include "sim/probe/probe.h"
 #include "tests/testutil.h"
 
 #define TREE(name) "tests/probe/" name

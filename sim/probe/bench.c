@@ -5,7 +5,7 @@
  * while unstable; the SMT slowdown is the median of its trials. The budget
  * (--seconds) sets how many. docs/probe.md says what each one measures and how. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET_S, syscall */
-#include "sim/probe.h"
+#include "sim/probe/probe.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -15,7 +15,7 @@
  * stop flag after each full pass. Thread i is pinned with sched_setaffinity to the
  * CPU the caller gives (perf: online CPU i mod ncpus). */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET_S, syscall */
-#include "sim/probe.h"
+#include "sim/probe/probe.h"
 
 #include <errno.h>
 #include <inttypes.h>

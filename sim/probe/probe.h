@@ -151,7 +151,7 @@ struct probe_value {
 	char why_not[240];
 };
 
-/* ---- low-tail estimates and their stability (sim/probe_bench.c) ----
+/* ---- low-tail estimates and their stability (sim/probe/bench.c) ----
  *
  * A measurement is unstable when its rounds spread too far (p90 above
  * PROBE_SPREAD_LIMIT x p10) or drift (the low tails of the first and the second
@@ -275,7 +275,7 @@ int probe_command(int argc, char **argv, struct fs_error *e);
 /* ---- futexsim probe --check: the real futex hash loop beside the simulated one ----
  *
  * For each scenario (probe_check_scenarios): futexsim's own copy of perf bench futex
- * hash's loop run on this machine a few times (sim/probe_futex.c), `perf bench futex
+ * hash's loop run on this machine a few times (sim/probe/futex.c), `perf bench futex
  * hash` once when perf is installed, and the same workload simulated on the probed
  * machine file with the kernel preset nearest to the running kernel; a table of the
  * three and the simulation's error, printed and written as CSV. docs/probe.md. */
@@ -351,7 +351,7 @@ void probe_check_table_free(struct probe_check_table *t);
 int probe_check_simulate(const char *machine, const char *kernel, const struct probe_check_scenario *s,
 			 uint64_t seed, double *averaged, int32_t *slots, struct fs_error *e);
 
-/* sim/probe_futex.c: one run of the real loop, in a child process of its own (a
+/* sim/probe/futex.c: one run of the real loop, in a child process of its own (a
  * fresh mm, as each perf run has): `threads` threads, thread i pinned to Linux CPU
  * cpus[i], each on its own calloc'd array of `futexes` words, FUTEX_WAIT with a
  * value that never matches (EAGAIN), a full pass between looks at the stop flag. */

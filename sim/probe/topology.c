@@ -4,7 +4,7 @@
  * refused when the schema cannot express it. Also the clock, the CPU model, the
  * kernel release, its nearest kernel preset and the mitigations it reports. */
 #define _GNU_SOURCE /* strcasestr */
-#include "sim/probe.h"
+#include "sim/probe/probe.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -2,7 +2,7 @@
 /* futexsim probe, step 3 and the command: the machine YAML from the topology and
  * the measurements, every constant with its source comment, checked by loading it
  * as the config loader does and written atomically. docs/probe.md. */
-#include "sim/probe.h"
+#include "sim/probe/probe.h"
 #include "sim/fit.h"
 
 #include <errno.h>
