@@ -2,35 +2,15 @@
 /* bin/futexsim: the command line's dispatch to its commands (sim/cmd/, one file each;
  * bench in sim/perfbench.c, fit in sim/fit.c), the help, and the signal handlers: the
  * commands are the only place that prints errors and picks exit codes. */
-#include <dirent.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "models/hashfn.h"
-#include "models/refcount.h"
-#include "models/spinlock.h"
-#include "models/workload.h"
-#include "sim/band.h"
-#include "sim/core/error.h"
-#include "sim/cliopt.h"
-#include "sim/compare.h"
-#include "sim/fit.h"
-#include "sim/core/yamltree.h"
-#include "sim/h5out.h"
-#include "sim/h5read.h"
-#include "sim/perfbench.h"
-#include "sim/probe/probe.h"
 #include "sim/cmd/cmd.h"
-#include "sim/results.h"
+#include "sim/fit.h"
+#include "sim/perfbench.h"
 #include "sim/revision.h"
-#include "sim/scenario.h"
 #include "sim/sim.h"
-
 
 /* Set by SIGINT, SIGTERM and SIGHUP; the engine reads it between events (sim/core/engine.h)
  * and the run then ends with what it has. The program's one piece of global
@@ -99,7 +79,6 @@ static const char usage_main[] =
 	"then of $FUTEXSIM_PATH (colon-separated; each holds machines/ and kernels/), then\n"
 	"in %s (FUTEXSIM_CONFIGS replaces this one).\n"
 	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n";
-
 
 int main(int argc, char **argv)
 {

@@ -1,31 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* futexsim list: the presets and names a scenario can use, a line each. */
+#include "sim/cmd/cmd.h"
+
 #include <dirent.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "models/hashfn.h"
 #include "models/refcount.h"
 #include "models/spinlock.h"
 #include "models/workload.h"
-#include "sim/band.h"
-#include "sim/core/error.h"
 #include "sim/cliopt.h"
-#include "sim/compare.h"
-#include "sim/fit.h"
-#include "sim/core/yamltree.h"
-#include "sim/h5out.h"
-#include "sim/h5read.h"
-#include "sim/perfbench.h"
-#include "sim/probe/probe.h"
-#include "sim/cmd/cmd.h"
-#include "sim/results.h"
-#include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
