@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include "sim/core/registry.h"
 
 /* ---- Small helpers ---------------------------------------------------------- */
 
@@ -630,27 +631,19 @@ static const struct hashfn hashfns[] = {
 #define HASHFN_COUNT (sizeof(hashfns) / sizeof(hashfns[0]))
 _Static_assert(HASHFN_COUNT <= HASHFN_MAX, "raise HASHFN_MAX");
 
+static const struct registry registry = REGISTRY(hashfns, HASHFN_COUNT, struct hashfn, name);
+
 const struct hashfn *hashfn_find(const char *name)
 {
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < HASHFN_COUNT; i++)
-		if (strcmp(hashfns[i].name, name) == 0)
-			return &hashfns[i];
-	return NULL;
+	return registry_find(&registry, name);
 }
 
 const struct hashfn *hashfn_at(size_t i)
 {
-	return i < HASHFN_COUNT ? &hashfns[i] : NULL;
+	return registry_at(&registry, i);
 }
 
 const char *const *hashfn_names(const char *out[HASHFN_MAX + 1])
 {
-	size_t i;
-
-	for (i = 0; i < HASHFN_COUNT; i++)
-		out[i] = hashfns[i].name;
-	out[i] = NULL;
-	return out;
+	return registry_names(&registry, out);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "models/futex_path.h"
+#include "sim/core/registry.h"
 
 static void emit_nothing(struct path_builder *b)
 {
@@ -54,25 +55,19 @@ static const struct refcount_mode modes[] = {
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 _Static_assert(NMODES <= REFCOUNT_MAX_MODES, "raise REFCOUNT_MAX_MODES");
 
+static const struct registry registry = REGISTRY(modes, NMODES, struct refcount_mode, name);
+
 const struct refcount_mode *refcount_mode_find(const char *name)
 {
-	for (size_t i = 0; i < NMODES; i++)
-		if (strcmp(modes[i].name, name) == 0)
-			return &modes[i];
-	return NULL;
+	return registry_find(&registry, name);
 }
 
 const struct refcount_mode *refcount_mode_at(size_t i)
 {
-	return i < NMODES ? &modes[i] : NULL;
+	return registry_at(&registry, i);
 }
 
 const char *const *refcount_mode_names(const char *out[REFCOUNT_MAX_MODES + 1])
 {
-	size_t i;
-
-	for (i = 0; i < NMODES; i++)
-		out[i] = modes[i].name;
-	out[i] = NULL;
-	return out;
+	return registry_names(&registry, out);
 }

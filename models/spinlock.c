@@ -3,6 +3,7 @@
 
 #include "sim/core/bytes.h"
 #include "sim/core/hugemem.h"
+#include "sim/core/registry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,22 +19,18 @@ const struct spin_variant spin_variants[] = {
 	{ NULL, NULL, false, NULL },
 };
 
+/* the variants without their NULL sentinel */
+static const struct registry registry =
+	REGISTRY(spin_variants, sizeof(spin_variants) / sizeof(spin_variants[0]) - 1, struct spin_variant, name);
+
 const struct spin_variant *spin_variant_find(const char *name)
 {
-	for (const struct spin_variant *v = spin_variants; v->name; v++)
-		if (!strcmp(v->name, name))
-			return v;
-	return NULL;
+	return registry_find(&registry, name);
 }
 
 const char *const *spin_variant_names(const char *out[SPIN_MAX_VARIANTS + 1])
 {
-	size_t n = 0;
-
-	for (; spin_variants[n].name; n++)
-		out[n] = spin_variants[n].name;
-	out[n] = NULL;
-	return out;
+	return registry_names(&registry, out);
 }
 
 int spinlocks_init(struct spinlocks *s, uint32_t nrequesters, const struct spin_variant *variant)

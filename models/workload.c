@@ -11,6 +11,7 @@
 #include "models/workloads/mutex.h"
 #include "models/workloads/perfwake.h"
 #include "models/workloads/schbench.h"
+#include "sim/core/registry.h"
 
 static const struct workload_type *const types[] = { &workload_hashbench, &workload_mutex, &workload_condvar,
 							 &workload_wake, &workload_wake_parallel, &workload_requeue, &workload_lockpi,
@@ -18,12 +19,11 @@ static const struct workload_type *const types[] = { &workload_hashbench, &workl
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 _Static_assert(NTYPES <= WORKLOAD_MAX_TYPES, "raise WORKLOAD_MAX_TYPES");
 
+static const struct registry registry = REGISTRY_OF_POINTERS(types, NTYPES, struct workload_type, name);
+
 const struct workload_type *workload_find(const char *name)
 {
-	for (size_t i = 0; i < NTYPES; i++)
-		if (strcmp(types[i]->name, name) == 0)
-			return types[i];
-	return NULL;
+	return registry_find(&registry, name);
 }
 
 void workload_figure_add(struct workload_figures *f, const char *name, const char *units, double value)
@@ -40,15 +40,10 @@ void workload_figure_add(struct workload_figures *f, const char *name, const cha
 
 const struct workload_type *workload_at(size_t i)
 {
-	return i < NTYPES ? types[i] : NULL;
+	return registry_at(&registry, i);
 }
 
 const char *const *workload_names(const char *out[WORKLOAD_MAX_TYPES + 1])
 {
-	size_t i;
-
-	for (i = 0; i < NTYPES; i++)
-		out[i] = types[i]->name;
-	out[i] = NULL;
-	return out;
+	return registry_names(&registry, out);
 }
