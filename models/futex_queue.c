@@ -31,13 +31,19 @@ static void chain_unlink(struct tasks *ts, struct task *w, uint32_t prev)
 	w->chain_next = FUTEX_CHAIN_END;
 }
 
-void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
+/* Unlinks waiter `w` from the chain it waits on, finding its predecessor first. */
+static void chain_remove(struct tasks *ts, struct task *w)
 {
 	uint32_t prev = FUTEX_CHAIN_END;
 
-	for (uint32_t c = t->wait_table->chain_head[t->wait_bucket]; c != t->id; c = ts->v[c].chain_next)
+	for (uint32_t c = w->wait_table->chain_head[w->wait_bucket]; c != w->id; c = ts->v[c].chain_next)
 		prev = c;
-	chain_unlink(ts, t, prev);
+	chain_unlink(ts, w, prev);
+}
+
+void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
+{
+	chain_remove(ts, t);
 	if (t->wait_table->waiters[t->wait_bucket])
 		t->wait_table->waiters[t->wait_bucket]--;
 	chain_append(ts, t, table, bucket);
@@ -65,7 +71,7 @@ static uint32_t pi_tid(const struct task *t)
 void futexq_pi_done(struct tasks *ts, struct task *t)
 {
 	struct futex_word *w = t->word;
-	uint32_t prev = FUTEX_CHAIN_END, top;
+	uint32_t top;
 
 	switch ((enum pi_op)t->prog[t->pc].access) {
 	case PI_LOCK_ATOMIC:
@@ -86,9 +92,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		w->value = 0;
 		break;
 	case PI_UNQUEUE:
-		for (uint32_t c = t->wait_table->chain_head[t->wait_bucket]; c != t->id; c = ts->v[c].chain_next)
-			prev = c;
-		chain_unlink(ts, t, prev);
+		chain_remove(ts, t);
 		t->waiting_on = NULL;
 		break;
 	case PI_PROXY_LOCK:
@@ -103,9 +107,8 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 			break;
 		}
 		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
-		for (uint32_t c = t->target.table->chain_head[t->target.bucket]; c != top; c = ts->v[c].chain_next)
-			prev = c;
-		chain_unlink(ts, &ts->v[top], prev);
+		/* the top waiter is queued on t->target's chain: its own wait_table and bucket */
+		chain_remove(ts, &ts->v[top]);
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
 		futex_wake_task(ts, &ts->v[top]);
