@@ -182,8 +182,7 @@ static void add_sharer(struct coherence *c, uint32_t line, uint32_t cpu)
 
 			if (s == COH_NONE) {
 				/* out of memory mid-run: stop; sim_run reports it */
-				c->eng->out_of_memory = true;
-				c->eng->stop = true;
+				engine_out_of_memory(c->eng);
 				return;
 			}
 			l->sh_set = s;
