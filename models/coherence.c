@@ -347,10 +347,12 @@ static void count_transfer(struct coherence *c, uint32_t line, uint32_t from, ui
 	c->node_transfers[c->m->cpu_node[from] * c->m->nodes + c->m->cpu_node[to]]++;
 }
 
-void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+simtime_t coh_posted_store(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
 {
-	if (from != to)
-		count_transfer(c, line, from, to);
+	if (from == to)
+		return 0;
+	count_transfer(c, line, from, to);
+	return machine_xfer_ps(c->m, from, to);
 }
 
 /* Writers invalidate every watcher's copy; each watcher re-reads, behind the writer. */

@@ -196,9 +196,12 @@ void coh_note_user(struct coherence *c, uint32_t line, uint32_t requester);
 bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
 		      enum access_kind kind, simtime_t start, bool burst, simtime_t *cost);
 
-/* Counts a transfer of `line` from `from` to `to` that the model costs itself
- * (a posted store such as an MCS hand-off), without queueing on the line. */
-void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
+/* A posted store by `from` to `line` held at `to` (the MCS lock's stores to another
+ * waiter's per-CPU node: the link behind the previous tail, the head role handed on):
+ * counted as a transfer from `from` to `to` but not queued on the line, as nobody
+ * waits for the line itself [A]. Returns its price, the point-to-point transfer
+ * between the two CPUs (0 on one CPU): when the store reaches `to`. */
+simtime_t coh_posted_store(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
 
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);
