@@ -26,6 +26,15 @@ _Static_assert(0 COH_PROTOCOL(COH_ONE) == COH_NSTATES * ACCESS_NKINDS, "coherenc
 COH_PROTOCOL(COH_END)
 #undef COH_END
 
+/* The table's HIT rows as a bit each (state x kind): the checks on the hit path
+ * (coh_holds, access_state) are a shift and a mask, folded at compile time where
+ * the state is known, instead of a load of the row. */
+#define COH_HIT_BIT(state, kind, cost, next, counter) \
+	| (COH_COST_##cost == COH_COST_HIT ? UINT32_C(1) << (COH_##state * ACCESS_NKINDS + ACCESS_##kind) : 0)
+static const uint32_t hit_rows = 0 COH_PROTOCOL(COH_HIT_BIT);
+#undef COH_HIT_BIT
+_Static_assert(COH_NSTATES * ACCESS_NKINDS <= 32, "hit_rows: a bit per row");
+
 /* The engine's prefetch hook for a transfer's completion: the line's state, both halves. */
 static void prefetch_done(void *ctx, uint32_t line)
 {
@@ -261,8 +270,10 @@ static inline enum coh_state line_state(const struct coherence *c, uint32_t line
 {
 	const struct line *l = &c->lines[line];
 
+	if (l->owner == cpu) /* first: the hit path's usual case */
+		return COH_MODIFIED_HERE;
 	if (l->owner != COH_NONE)
-		return l->owner == cpu ? COH_MODIFIED_HERE : COH_MODIFIED_ELSEWHERE;
+		return COH_MODIFIED_ELSEWHERE;
 	if (l->nsharers == 0)
 		return COH_INVALID;
 	if (!is_sharer(c, line, cpu))
@@ -278,6 +289,12 @@ enum coh_state coh_state(const struct coherence *c, uint32_t line, uint32_t cpu)
 static inline const struct coh_transition *row(enum coh_state st, enum access_kind kind)
 {
 	return &coh_protocol[st][kind];
+}
+
+/* Whether row(st, kind) is a HIT (hit_rows). */
+static inline bool is_hit(enum coh_state st, enum access_kind kind)
+{
+	return hit_rows >> (st * ACCESS_NKINDS + kind) & 1;
 }
 
 /* Stores and RMWs: they need the only copy and invalidate the line's watchers. */
@@ -300,7 +317,7 @@ static inline enum coh_state access_state(const struct coherence *c, uint32_t li
 {
 	enum coh_state st = line_state(c, line, cpu);
 
-	if (line_busy(&c->lines[line]) && (is_write(kind) || row(st, kind)->cost != COH_COST_HIT))
+	if (line_busy(&c->lines[line]) && (is_write(kind) || !is_hit(st, kind)))
 		return COH_MOVING;
 	return st;
 }
@@ -308,7 +325,7 @@ static inline enum coh_state access_state(const struct coherence *c, uint32_t li
 /* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
 static inline bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
 {
-	return row(line_state(c, line, cpu), kind)->cost == COH_COST_HIT;
+	return is_hit(line_state(c, line, cpu), kind);
 }
 
 static inline simtime_t hit_cost(const struct machine *m, enum access_kind kind)
@@ -411,9 +428,9 @@ static void count_transfer(struct coherence *c, uint32_t line, enum coh_counter 
  * (COH_NONE when it came from none). */
 static inline void count(struct coherence *c, uint32_t line, enum coh_counter counter, uint32_t from, uint32_t to)
 {
-	switch (counter) {
-	case COH_CNT_NONE:
+	if (counter == COH_CNT_NONE) /* a hit: the common case, one compare */
 		return;
+	switch (counter) {
 	case COH_CNT_UPGRADE:
 		c->traffic[counter][0]++;
 		return;
@@ -433,7 +450,7 @@ static inline void count(struct coherence *c, uint32_t line, enum coh_counter co
 /* Leaves `cpu` in state `next` (a row's next state, set_state's only callers
  * guarantee it differs from the current one): the only copy, or a Shared copy
  * beside the previous holders (a Modified owner becomes a sharer). */
-static void set_state(struct coherence *c, uint32_t line, uint32_t cpu, enum coh_state next)
+static inline void set_state(struct coherence *c, uint32_t line, uint32_t cpu, enum coh_state next)
 {
 	struct line *l = &c->lines[line];
 
@@ -530,10 +547,8 @@ static simtime_t transition_cost(struct coherence *c, uint32_t line, const struc
 		*from = l->owner;
 		break;
 	case COH_COST_FROM_NEAREST:
-		*from = sharer_by_cost(c, line, q->cpu, false);
-		break;
 	case COH_COST_INVALIDATE:
-		*from = sharer_by_cost(c, line, q->cpu, true);
+		*from = sharer_by_cost(c, line, q->cpu, cost == COH_COST_INVALIDATE);
 		break;
 	case COH_COST_FILL:
 		return machine_mem_ps(m, q->cpu, l->home_node);
@@ -645,7 +660,7 @@ static void prefetch_buddy(struct coherence *c, uint32_t line, uint32_t cpu)
 	if (c->prefetch_line[cpu] != COH_NONE)
 		return;
 	settle(c, b);
-	if (row(access_state(c, b, cpu, ACCESS_PREFETCH), ACCESS_PREFETCH)->cost == COH_COST_HIT)
+	if (is_hit(access_state(c, b, cpu, ACCESS_PREFETCH), ACCESS_PREFETCH))
 		return; /* it has a copy */
 	c->prefetch_line[cpu] = b;
 	c->req[p] = (struct coh_request){
@@ -675,18 +690,18 @@ enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requeste
 	simtime_t now = c->eng->now;
 	enum coh_state st;
 	const struct coh_transition *t;
-	bool held;
 
 	settle(c, line);
 	count_access(l, kind);
 	st = access_state(c, line, cpu, kind);
 	t = row(st, kind);
-	/* the hold window: the CPU the line last came to keeps it a while, as it had it
-	 * (whatever the state kept, which may already be the next holder's) */
-	held = cpu == l->grace_cpu && now < l->grace_until && (kind == ACCESS_READ || l->grace_write);
-	if (t->cost == COH_COST_HIT || (!held && t->cost == COH_COST_UPGRADE)) {
+	if (t->cost != COH_COST_HIT && cpu == l->grace_cpu && now < l->grace_until &&
+	    (kind == ACCESS_READ || l->grace_write)) {
+		/* the hold window: the CPU the line last came to keeps it a while, as it had
+		 * it (whatever the state kept, which may already be the next holder's) */
+	} else if (t->cost == COH_COST_HIT || t->cost == COH_COST_UPGRADE) {
 		transition(c, line, cpu, st, t, COH_NONE); /* nothing moves */
-	} else if (!held) {
+	} else {
 		/* a transfer, or MOVING: wait for the line's turn (start_transfer) */
 		c->req[requester] = (struct coh_request){
 			.cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
