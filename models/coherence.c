@@ -425,26 +425,24 @@ static void count_transfer(struct coherence *c, uint32_t line, enum coh_counter 
 }
 
 /* Counts what a transition's row names; `from` is the cache the line came from
- * (COH_NONE when it came from none). */
+ * (COH_NONE when it came from none: DRAM, or nowhere). A line that came from a
+ * cache is a transfer, by distance, whatever its kind; the rows that name a
+ * cache-to-cache kind are those whose cost class names a source, and their states
+ * guarantee one (a copy elsewhere). */
 static inline void count(struct coherence *c, uint32_t line, enum coh_counter counter, uint32_t from, uint32_t to)
 {
 	if (counter == COH_CNT_NONE) /* a hit: the common case, one compare */
 		return;
-	switch (counter) {
-	case COH_CNT_UPGRADE:
-		c->traffic[counter][0]++;
-		return;
-	case COH_CNT_FILL:
-	case COH_CNT_PREFETCH_FILL:
-		c->lines[line].stats.fills++;
-		c->total_fills++;
-		c->traffic[counter][0]++;
-		return;
-	default: /* between caches: the row's cost class named the source */
-		if (from != COH_NONE)
-			count_transfer(c, line, counter, from, to);
+	if (from != COH_NONE) {
+		/* it came from a cache (a transfer row's cost class named it) */
+		count_transfer(c, line, counter, from, to);
 		return;
 	}
+	if (counter == COH_CNT_FILL || counter == COH_CNT_PREFETCH_FILL) {
+		c->lines[line].stats.fills++;
+		c->total_fills++;
+	}
+	c->traffic[counter][0]++; /* no source cache: fills, upgrades */
 }
 
 /* Leaves `cpu` in state `next` (a row's next state, set_state's only callers
