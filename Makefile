@@ -173,6 +173,8 @@ run: deps
 # tests/layers.py checks the include lines and the objects' symbols against the layers
 # and the models' order (docs/architecture.md);
 # tests/config_sources.py that every constant of a machine or kernel config names its source.
+# tests/protocol_mutants.sh that tests/check_protocol.c fails on a mutation of any row of the
+# coherence protocol's table (models/coherence.h).
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
 	@failed=0; \
@@ -188,6 +190,10 @@ check: deps
 	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
 	echo "== tests/install.sh"; \
 	MAKE="$(MAKE)" sh tests/install.sh || failed=1; \
+	echo "== tests/protocol_mutants.sh"; \
+	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
+	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
+	  OUT=$(BUILD)/protocol-mutants sh tests/protocol_mutants.sh || failed=1; \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \

@@ -9,6 +9,32 @@
 
 static void on_transfer_done(void *ctx, uint32_t line);
 
+/* The protocol table, from its one declaration (coherence.h). The compiler checks
+ * it: a row for every state and kind (a second row for one is a warning:
+ * -Woverride-init, -Winitializer-overrides), and each row leaves the requester
+ * Modified, Shared, or where it was (set_state knows no other end). */
+#define COH_ROW(state, kind, cost, next, counter) \
+	[COH_##state][ACCESS_##kind] = { COH_COST_##cost, COH_##next, COH_CNT_##counter },
+const struct coh_transition coh_protocol[COH_NSTATES][ACCESS_NKINDS] = { COH_PROTOCOL(COH_ROW) };
+#undef COH_ROW
+#define COH_ONE(state, kind, cost, next, counter) +1
+_Static_assert(0 COH_PROTOCOL(COH_ONE) == COH_NSTATES * ACCESS_NKINDS, "coherence.h: one row per state and kind");
+#undef COH_ONE
+#define COH_END(state, kind, cost, next, counter)                                                             \
+	_Static_assert(COH_##next == COH_##state || COH_##next == COH_MODIFIED_HERE || COH_##next == COH_SHARED_HERE, \
+		       "coherence.h: " #state " x " #kind " must end MODIFIED_HERE, SHARED_HERE or stay");
+COH_PROTOCOL(COH_END)
+#undef COH_END
+
+/* The table's HIT rows as a bit each (state x kind): the checks on the hit path
+ * (coh_holds, access_state) are a shift and a mask, folded at compile time where
+ * the state is known, instead of a load of the row. */
+#define COH_HIT_BIT(state, kind, cost, next, counter) \
+	| (COH_COST_##cost == COH_COST_HIT ? UINT32_C(1) << (COH_##state * ACCESS_NKINDS + ACCESS_##kind) : 0)
+static const uint32_t hit_rows = 0 COH_PROTOCOL(COH_HIT_BIT);
+#undef COH_HIT_BIT
+_Static_assert(COH_NSTATES * ACCESS_NKINDS <= 32, "hit_rows: a bit per row");
+
 /* The engine's prefetch hook for a transfer's completion: the line's state, both halves. */
 static void prefetch_done(void *ctx, uint32_t line)
 {
@@ -182,8 +208,7 @@ static void add_sharer(struct coherence *c, uint32_t line, uint32_t cpu)
 
 			if (s == COH_NONE) {
 				/* out of memory mid-run: stop; sim_run reports it */
-				c->eng->out_of_memory = true;
-				c->eng->stop = true;
+				engine_out_of_memory(c->eng);
 				return;
 			}
 			l->sh_set = s;
@@ -239,25 +264,73 @@ static uint32_t sharer_by_cost(const struct coherence *c, uint32_t line, uint32_
 	return best;
 }
 
-/* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
-static bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
+/* --- states and transitions (coherence.h: COH_PROTOCOL) --- */
+
+static inline enum coh_state line_state(const struct coherence *c, uint32_t line, uint32_t cpu)
 {
 	const struct line *l = &c->lines[line];
 
-	if (l->owner == cpu)
-		return true;
-	return kind == ACCESS_READ && l->owner == COH_NONE && is_sharer(c, line, cpu);
+	if (l->owner == cpu) /* first: the hit path's usual case */
+		return COH_MODIFIED_HERE;
+	if (l->owner != COH_NONE)
+		return COH_MODIFIED_ELSEWHERE;
+	if (l->nsharers == 0)
+		return COH_INVALID;
+	if (!is_sharer(c, line, cpu))
+		return COH_SHARED_ELSEWHERE;
+	return l->nsharers == 1 ? COH_SHARED_ONLY_HERE : COH_SHARED_HERE;
 }
 
-static inline simtime_t hit_cost(const struct machine *m, enum access_kind kind)
+enum coh_state coh_state(const struct coherence *c, uint32_t line, uint32_t cpu)
 {
-	return kind == ACCESS_RMW ? m->atomic_hit_ps : m->line_hit_ps;
+	return line_state(c, line, cpu);
+}
+
+static inline const struct coh_transition *row(enum coh_state st, enum access_kind kind)
+{
+	return &coh_protocol[st][kind];
+}
+
+/* Whether row(st, kind) is a HIT (hit_rows). */
+static inline bool is_hit(enum coh_state st, enum access_kind kind)
+{
+	return hit_rows >> (st * ACCESS_NKINDS + kind) & 1;
+}
+
+/* Stores and RMWs: they need the only copy and invalidate the line's watchers. */
+static inline bool is_write(enum access_kind kind)
+{
+	return kind == ACCESS_WRITE || kind == ACCESS_RMW;
 }
 
 /* A transfer in flight or requests queued: an access now would have to wait. */
 static inline bool line_busy(const struct line *l)
 {
 	return l->inflight != COH_NONE || l->qhead != COH_NONE;
+}
+
+/* The state an access of `kind` by `cpu` finds now: while the line is busy, the
+ * state kept is the one after the transfer in flight, so a copy this CPU holds in
+ * it still serves a read (or makes a prefetch pointless); anything else is MOVING. */
+static inline enum coh_state access_state(const struct coherence *c, uint32_t line, uint32_t cpu,
+					  enum access_kind kind)
+{
+	enum coh_state st = line_state(c, line, cpu);
+
+	if (line_busy(&c->lines[line]) && (is_write(kind) || !is_hit(st, kind)))
+		return COH_MOVING;
+	return st;
+}
+
+/* Does `cpu` hold a copy of `line` that allows `kind`, in the current state? */
+static inline bool coh_holds(const struct coherence *c, uint32_t line, uint32_t cpu, enum access_kind kind)
+{
+	return is_hit(line_state(c, line, cpu), kind);
+}
+
+static inline simtime_t hit_cost(const struct machine *m, enum access_kind kind)
+{
+	return kind == ACCESS_RMW ? m->atomic_hit_ps : m->line_hit_ps;
 }
 
 static inline void count_access(struct line *l, enum access_kind kind)
@@ -283,7 +356,7 @@ static uint32_t transfer_completed(struct coherence *c, uint32_t line, simtime_t
 	l->grace_until = at + (r < c->nrequesters ? c->m->line_hold_ps : 0);
 	if (l->grace_until < l->free_at)
 		l->grace_until = l->free_at;
-	l->grace_write = c->req[r].kind != ACCESS_READ;
+	l->grace_write = is_write((enum access_kind)c->req[r].kind);
 	return r;
 }
 
@@ -339,19 +412,75 @@ static uint32_t dequeue(struct coherence *c, uint32_t line)
 	return r;
 }
 
-static void count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+/* A move of `line` from `from`'s cache to `to`'s, of kind `counter`: in the line's
+ * and the totals' transfers by distance, the node matrix, and the kind's own count. */
+static void count_transfer(struct coherence *c, uint32_t line, enum coh_counter counter, uint32_t from, uint32_t to)
 {
 	enum xfer_class cls = machine_xfer_class(c->m, from, to);
 
 	c->lines[line].stats.transfers[cls]++;
 	c->total_transfers[cls]++;
 	c->node_transfers[c->m->cpu_node[from] * c->m->nodes + c->m->cpu_node[to]]++;
+	c->traffic[counter][cls]++;
 }
 
-void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+/* Counts what a transition's row names; `from` is the cache the line came from
+ * (COH_NONE when it came from none: DRAM, or nowhere). A line that came from a
+ * cache is a transfer, by distance, whatever its kind; the rows that name a
+ * cache-to-cache kind are those whose cost class names a source, and their states
+ * guarantee one (a copy elsewhere). */
+static inline void count(struct coherence *c, uint32_t line, enum coh_counter counter, uint32_t from, uint32_t to)
 {
-	if (from != to)
-		count_transfer(c, line, from, to);
+	if (counter == COH_CNT_NONE) /* a hit: the common case, one compare */
+		return;
+	if (from != COH_NONE) {
+		/* it came from a cache (a transfer row's cost class named it) */
+		count_transfer(c, line, counter, from, to);
+		return;
+	}
+	if (counter == COH_CNT_FILL || counter == COH_CNT_PREFETCH_FILL) {
+		c->lines[line].stats.fills++;
+		c->total_fills++;
+	}
+	c->traffic[counter][0]++; /* no source cache: fills, upgrades */
+}
+
+/* Leaves `cpu` in state `next` (a row's next state, set_state's only callers
+ * guarantee it differs from the current one): the only copy, or a Shared copy
+ * beside the previous holders (a Modified owner becomes a sharer). */
+static inline void set_state(struct coherence *c, uint32_t line, uint32_t cpu, enum coh_state next)
+{
+	struct line *l = &c->lines[line];
+
+	if (next == COH_MODIFIED_HERE) {
+		if (l->nsharers > 0)
+			clear_sharers(c, line);
+		l->owner = cpu;
+		return;
+	}
+	/* COH_SHARED_HERE (coh_protocol's checks allow nothing else) */
+	if (l->owner != COH_NONE) {
+		add_sharer(c, line, l->owner);
+		l->owner = COH_NONE;
+	}
+	add_sharer(c, line, cpu);
+}
+
+/* Applies row `t` to `cpu`'s access found in state `st`: its next state, its counter. */
+static inline void transition(struct coherence *c, uint32_t line, uint32_t cpu, enum coh_state st,
+			      const struct coh_transition *t, uint32_t from)
+{
+	count(c, line, (enum coh_counter)t->counter, from, cpu);
+	if (t->next != st)
+		set_state(c, line, cpu, (enum coh_state)t->next);
+}
+
+simtime_t coh_posted_store(struct coherence *c, uint32_t line, uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return 0;
+	count_transfer(c, line, COH_CNT_POSTED, from, to);
+	return machine_xfer_ps(c->m, from, to);
 }
 
 /* Writers invalidate every watcher's copy; each watcher re-reads, behind the writer. */
@@ -399,62 +528,58 @@ static inline simtime_t directory_ps(struct coherence *c, uint32_t line, uint32_
 	return m->directory_read_ps;
 }
 
-/* Moves the line to requester r's CPU starting at `start`: applies the new state
- * now (it is the state after this transfer) and schedules the completion. */
+/* The price of cost class `cost` for `q`'s access of `line`, and in *from the cache
+ * the line comes from (COH_NONE: none). A transfer asked for while the line was busy
+ * costs transfer_contended more; between nodes of a home-snoop machine it first
+ * waits for the directory read when the home's directory cache lacks the line. */
+static simtime_t transition_cost(struct coherence *c, uint32_t line, const struct coh_request *q, enum coh_cost cost,
+				 uint32_t *from)
+{
+	const struct machine *m = c->m;
+	const struct line *l = &c->lines[line];
+	simtime_t ps;
+
+	*from = COH_NONE;
+	switch (cost) {
+	case COH_COST_FROM_OWNER:
+		*from = l->owner;
+		break;
+	case COH_COST_FROM_NEAREST:
+	case COH_COST_INVALIDATE:
+		*from = sharer_by_cost(c, line, q->cpu, cost == COH_COST_INVALIDATE);
+		break;
+	case COH_COST_FILL:
+		return machine_mem_ps(m, q->cpu, l->home_node);
+	default: /* a hit or an upgrade */
+		break;
+	}
+	if (*from == COH_NONE) /* nobody else has it: nothing moves */
+		return hit_cost(m, (enum access_kind)q->kind);
+	ps = contended_cost(m, q, machine_xfer_ps(m, *from, q->cpu));
+	if (cost == COH_COST_INVALIDATE) /* every sharer's acknowledgement */
+		ps = simtime_scale_milli(ps, m->invalidation_milli);
+	return ps + directory_ps(c, line, *from, q->cpu);
+}
+
+/* Serves requester r's access starting at `start`: its row of the protocol in the
+ * state it finds (the line is its turn now, so never MOVING) gives the cost and
+ * the new state, applied now (the state kept is the one after this transfer); the
+ * completion is scheduled. */
 static void start_transfer(struct coherence *c, uint32_t line, uint32_t r, simtime_t start)
 {
 	struct line *l = &c->lines[line];
 	struct coh_request *q = &c->req[r];
-	const struct machine *m = c->m;
-	uint32_t cpu = q->cpu;
+	uint32_t cpu = q->cpu, from;
 	enum access_kind kind = (enum access_kind)q->kind;
-	simtime_t cost;
+	enum coh_state st = line_state(c, line, cpu);
+	const struct coh_transition *t = row(st, kind);
+	simtime_t cost = transition_cost(c, line, q, (enum coh_cost)t->cost, &from);
 
-	if (coh_holds(c, line, cpu, kind)) {
-		cost = hit_cost(m, kind);
-	} else if (l->owner != COH_NONE) {
-		uint32_t from = l->owner;
-
-		cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu)) + directory_ps(c, line, from, cpu);
-		count_transfer(c, line, from, cpu);
-		if (kind == ACCESS_READ) {
-			l->owner = COH_NONE;
-			add_sharer(c, line, from);
-			add_sharer(c, line, cpu);
-		} else {
-			l->owner = cpu;
-		}
-	} else if (l->nsharers > 0) {
-		uint32_t from = sharer_by_cost(c, line, cpu, kind != ACCESS_READ);
-
-		if (from == COH_NONE) {
-			/* the requester is the only sharer: an upgrade nobody else sees */
-			cost = hit_cost(m, kind);
-		} else {
-			cost = contended_cost(m, q, machine_xfer_ps(m, from, cpu));
-			/* a write waits for every sharer's invalidation acknowledgement */
-			if (kind != ACCESS_READ)
-				cost = simtime_scale_milli(cost, m->invalidation_milli);
-			cost += directory_ps(c, line, from, cpu);
-			count_transfer(c, line, from, cpu);
-		}
-		if (kind == ACCESS_READ) {
-			add_sharer(c, line, cpu);
-		} else {
-			clear_sharers(c, line);
-			l->owner = cpu;
-		}
-	} else {
-		/* no cached copy: fill from DRAM; a lone reader gets it exclusively (E) */
-		cost = machine_mem_ps(m, cpu, l->home_node);
-		l->stats.fills++;
-		c->total_fills++;
-		l->owner = cpu;
-	}
+	transition(c, line, cpu, st, t, from);
 	l->stats.queued_ps += start - q->issued;
 	l->inflight = r;
-	l->free_at = start + simtime_scale_milli(cost, m->transfer_occupancy_milli);
-	if (kind != ACCESS_READ)
+	l->free_at = start + simtime_scale_milli(cost, c->m->transfer_occupancy_milli);
+	if (is_write(kind))
 		invalidate_watchers(c, line, cpu, start);
 	if (r >= c->nrequesters && l->qhead == COH_NONE && !c->prefetch_events) {
 		/* a prefetch nobody waits behind: no event unless someone queues (enqueue) */
@@ -476,18 +601,16 @@ static uint32_t next_request(struct coherence *c, uint32_t line)
 	const struct machine *m = c->m;
 	uint32_t head = l->qhead, prev = head, r;
 
-	if (l->local_run >= m->local_handoffs || l->grace_cpu == COH_NONE ||
-	    m->cpu_node[c->req[head].cpu] == m->cpu_node[l->grace_cpu])
-		goto fifo;
-	for (r = c->req[head].next; r != COH_NONE; prev = r, r = c->req[r].next)
-		if (m->cpu_node[c->req[r].cpu] == m->cpu_node[l->grace_cpu]) {
-			c->req[prev].next = c->req[r].next;
-			if (l->qtail == r)
-				l->qtail = prev;
-			l->local_run++;
-			return r;
-		}
-fifo:
+	if (l->local_run < m->local_handoffs && l->grace_cpu != COH_NONE &&
+	    m->cpu_node[c->req[head].cpu] != m->cpu_node[l->grace_cpu])
+		for (r = c->req[head].next; r != COH_NONE; prev = r, r = c->req[r].next)
+			if (m->cpu_node[c->req[r].cpu] == m->cpu_node[l->grace_cpu]) {
+				c->req[prev].next = c->req[r].next;
+				if (l->qtail == r)
+					l->qtail = prev;
+				l->local_run++;
+				return r;
+			}
 	l->local_run = 0;
 	return dequeue(c, line);
 }
@@ -535,11 +658,11 @@ static void prefetch_buddy(struct coherence *c, uint32_t line, uint32_t cpu)
 	if (c->prefetch_line[cpu] != COH_NONE)
 		return;
 	settle(c, b);
-	if (coh_holds(c, b, cpu, ACCESS_READ))
-		return;
+	if (is_hit(access_state(c, b, cpu, ACCESS_PREFETCH), ACCESS_PREFETCH))
+		return; /* it has a copy */
 	c->prefetch_line[cpu] = b;
 	c->req[p] = (struct coh_request){
-		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_READ, .contended = line_busy(&c->lines[b]),
+		.cpu = cpu, .next = COH_NONE, .kind = ACCESS_PREFETCH, .contended = line_busy(&c->lines[b]),
 		.issued = c->eng->now,
 	};
 	enqueue(c, b, p);
@@ -562,34 +685,29 @@ enum coh_result coh_access(struct coherence *c, uint32_t line, uint32_t requeste
 			   enum access_kind kind, simtime_t *cost)
 {
 	struct line *l = &c->lines[line];
-	bool idle;
 	simtime_t now = c->eng->now;
+	enum coh_state st;
+	const struct coh_transition *t;
 
 	settle(c, line);
-	idle = !line_busy(l);
 	count_access(l, kind);
-
-	/* Reads may use a copy even while the line moves elsewhere; writes need it idle. */
-	if ((idle || kind == ACCESS_READ) && coh_holds(c, line, cpu, kind))
-		goto hit;
-	if (cpu == l->grace_cpu && now < l->grace_until && (kind == ACCESS_READ || l->grace_write))
-		goto hit;
-	if (idle && kind != ACCESS_READ && l->owner == COH_NONE && l->nsharers == 1 &&
-	    is_sharer(c, line, cpu)) {
-		/* the only sharer upgrades without a transfer */
-		clear_sharers(c, line);
-		l->owner = cpu;
-		goto hit;
+	st = access_state(c, line, cpu, kind);
+	t = row(st, kind);
+	if (t->cost != COH_COST_HIT && cpu == l->grace_cpu && now < l->grace_until &&
+	    (kind == ACCESS_READ || l->grace_write)) {
+		/* the hold window: the CPU the line last came to keeps it a while, as it had
+		 * it (whatever the state kept, which may already be the next holder's) */
+	} else if (t->cost == COH_COST_HIT || t->cost == COH_COST_UPGRADE) {
+		transition(c, line, cpu, st, t, COH_NONE); /* nothing moves */
+	} else {
+		/* a transfer, or MOVING: wait for the line's turn (start_transfer) */
+		c->req[requester] = (struct coh_request){
+			.cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
+		};
+		issue(c, line, requester);
+		return COH_WAIT;
 	}
-
-	c->req[requester] = (struct coh_request){
-		.cpu = cpu, .next = COH_NONE, .kind = (uint8_t)kind, .issued = now,
-	};
-	issue(c, line, requester);
-	return COH_WAIT;
-
-hit:
-	if (kind != ACCESS_READ && l->watchers != COH_NONE) {
+	if (is_write(kind) && l->watchers != COH_NONE) {
 		invalidate_watchers(c, line, cpu, now);
 		kick(c, line);
 	}
@@ -670,6 +788,7 @@ void coh_reset_stats(struct coherence *c)
 	}
 	memset(c->total_transfers, 0, sizeof(c->total_transfers));
 	c->total_fills = 0;
+	memset(c->traffic, 0, sizeof(c->traffic));
 	dircache_reset_stats(&c->dir);
 	memset(c->node_transfers, 0, (size_t)c->m->nodes * c->m->nodes * sizeof(*c->node_transfers));
 }

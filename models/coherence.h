@@ -7,7 +7,8 @@
  * state already allows is a hit (line_hit or atomic_hit). Anything else is a
  * transfer: from the owner, from the nearest sharer (reads), after invalidating
  * every other sharer (writes: costed by the farthest one), or from the line's
- * home DRAM. A line serves one transfer at a time, in request order (unless the
+ * home DRAM; COH_PROTOCOL below is the table of these transitions, and
+ * coherence.c follows it. A line serves one transfer at a time, in request order (unless the
  * machine's local_handoffs lets requests of the holder's node go first:
  * next_request in coherence.c); that queue is where contention comes from. A CPU that receives a line keeps it for the
  * machine's line_hold before the next queued request takes it, so back-to-back
@@ -52,10 +53,110 @@
 #define COH_UNUSED (UINT32_MAX - 1) /* solo: no requester declared yet */
 
 enum access_kind {
-	ACCESS_READ,  /* load */
-	ACCESS_WRITE, /* plain store (hit costs line_hit) */
-	ACCESS_RMW    /* locked read-modify-write (hit costs atomic_hit) */
+	ACCESS_READ,     /* load */
+	ACCESS_WRITE,    /* plain store (hit costs line_hit) */
+	ACCESS_RMW,      /* locked read-modify-write (hit costs atomic_hit) */
+	ACCESS_PREFETCH, /* the adjacent-line prefetcher's read: issued by the coherence
+			    model itself, never by a task (coh_access does not take it) */
+	ACCESS_NKINDS
 };
+
+/* --- the protocol ---
+ *
+ * A line's state as the CPU asking for it sees it: M/S/I from the line's owner and
+ * sharers, and whether this CPU is among them. */
+enum coh_state {
+	COH_MODIFIED_HERE,      /* M (or E) in this CPU's cache */
+	COH_MODIFIED_ELSEWHERE, /* M in another CPU's cache; Invalid here */
+	COH_SHARED_ONLY_HERE,   /* S, this CPU the only sharer (a read from an owner leaves two
+				   sharers, so the shipped transitions never reach it) */
+	COH_SHARED_HERE,        /* S in this CPU's cache and others' */
+	COH_SHARED_ELSEWHERE,   /* S in other CPUs' caches; Invalid here */
+	COH_INVALID,            /* in no cache: only in its home node's DRAM */
+	COH_MOVING,             /* transient: a transfer in flight or requests queued. The state
+				   kept is the one after that transfer, so a copy this CPU holds
+				   still serves its reads; any other access finds MOVING and
+				   waits its turn (served in the state it then finds) */
+	COH_NSTATES
+};
+
+/* What a transition costs the requester (with the line's extras: transfer_contended
+ * when it was asked for while busy, the directory read of a home-snoop machine
+ * between nodes, transfer_occupancy before the line moves on). */
+enum coh_cost {
+	COH_COST_HIT,          /* line_hit (load, store, prefetch) or atomic_hit (RMW) */
+	COH_COST_UPGRADE,      /* the only Shared copy made Modified: a hit's cost, nothing moves [A] */
+	COH_COST_FROM_OWNER,   /* cache to cache from the Modified owner */
+	COH_COST_FROM_NEAREST, /* cache to cache from the nearest sharer (lowest-numbered of equals) */
+	COH_COST_INVALIDATE,   /* from the farthest other sharer x invalidation: a write waits for
+				  every sharer's acknowledgement */
+	COH_COST_FILL,         /* from the home node's DRAM */
+	COH_COST_WAIT          /* nothing yet: queued behind the line's transfer in flight */
+};
+
+/* What a transition counts: each counter one kind of traffic (coherence.traffic;
+ * the lines' transfers by distance and fills are their sums). */
+enum coh_counter {
+	COH_CNT_NONE,          /* nothing moved */
+	COH_CNT_C2C,           /* a demand read or write served cache to cache, by distance */
+	COH_CNT_INVALIDATE,    /* a write served by the farthest sharer, the others invalidated */
+	COH_CNT_UPGRADE,       /* the only Shared copy made Modified in place */
+	COH_CNT_FILL,          /* a demand miss filled from DRAM */
+	COH_CNT_PREFETCH,      /* a prefetch served cache to cache, by distance */
+	COH_CNT_PREFETCH_FILL, /* a prefetch filled from DRAM */
+	COH_CNT_POSTED,        /* a posted store (coh_posted_store), by distance */
+	COH_NCOUNTERS
+};
+
+struct coh_transition {
+	uint8_t cost;    /* enum coh_cost */
+	uint8_t next;    /* enum coh_state: the requester's after the access */
+	uint8_t counter; /* enum coh_counter */
+};
+
+/* Every (state x access kind) -> (cost, next state, counter), one row each, as
+ * gem5's Ruby declares a protocol's transitions. A read leaves the requester and
+ * the previous holders Shared (SHARED_HERE); a write leaves it the only copy
+ * (MODIFIED_HERE); a lone reader from DRAM gets it Exclusive, kept as
+ * MODIFIED_HERE. A hit leaves the state as it was. A request that finds the line
+ * MOVING is queued; the row of the state it finds when served applies then.
+ * Writes (not reads, not prefetches) also invalidate the line's watchers.
+ * coh_protocol[] is built from this list (coherence.c); the hold window (struct
+ * line's grace_*: the last receiver keeps hitting a while) is checked between a
+ * row's HIT and its UPGRADE or transfer (coh_access).
+ *
+ *	state               access    cost          next state      counter */
+#define COH_PROTOCOL(ROW) \
+	ROW(MODIFIED_HERE,      READ,     HIT,          MODIFIED_HERE,    NONE)          \
+	ROW(MODIFIED_HERE,      WRITE,    HIT,          MODIFIED_HERE,    NONE)          \
+	ROW(MODIFIED_HERE,      RMW,      HIT,          MODIFIED_HERE,    NONE)          \
+	ROW(MODIFIED_HERE,      PREFETCH, HIT,          MODIFIED_HERE,    NONE)          \
+	ROW(MODIFIED_ELSEWHERE, READ,     FROM_OWNER,   SHARED_HERE,      C2C)           \
+	ROW(MODIFIED_ELSEWHERE, WRITE,    FROM_OWNER,   MODIFIED_HERE,    C2C)           \
+	ROW(MODIFIED_ELSEWHERE, RMW,      FROM_OWNER,   MODIFIED_HERE,    C2C)           \
+	ROW(MODIFIED_ELSEWHERE, PREFETCH, FROM_OWNER,   SHARED_HERE,      PREFETCH)      \
+	ROW(SHARED_ONLY_HERE,   READ,     HIT,          SHARED_ONLY_HERE, NONE)          \
+	ROW(SHARED_ONLY_HERE,   WRITE,    UPGRADE,      MODIFIED_HERE,    UPGRADE)       \
+	ROW(SHARED_ONLY_HERE,   RMW,      UPGRADE,      MODIFIED_HERE,    UPGRADE)       \
+	ROW(SHARED_ONLY_HERE,   PREFETCH, HIT,          SHARED_ONLY_HERE, NONE)          \
+	ROW(SHARED_HERE,        READ,     HIT,          SHARED_HERE,      NONE)          \
+	ROW(SHARED_HERE,        WRITE,    INVALIDATE,   MODIFIED_HERE,    INVALIDATE)    \
+	ROW(SHARED_HERE,        RMW,      INVALIDATE,   MODIFIED_HERE,    INVALIDATE)    \
+	ROW(SHARED_HERE,        PREFETCH, HIT,          SHARED_HERE,      NONE)          \
+	ROW(SHARED_ELSEWHERE,   READ,     FROM_NEAREST, SHARED_HERE,      C2C)           \
+	ROW(SHARED_ELSEWHERE,   WRITE,    INVALIDATE,   MODIFIED_HERE,    INVALIDATE)    \
+	ROW(SHARED_ELSEWHERE,   RMW,      INVALIDATE,   MODIFIED_HERE,    INVALIDATE)    \
+	ROW(SHARED_ELSEWHERE,   PREFETCH, FROM_NEAREST, SHARED_HERE,      PREFETCH)      \
+	ROW(INVALID,            READ,     FILL,         MODIFIED_HERE,    FILL)          \
+	ROW(INVALID,            WRITE,    FILL,         MODIFIED_HERE,    FILL)          \
+	ROW(INVALID,            RMW,      FILL,         MODIFIED_HERE,    FILL)          \
+	ROW(INVALID,            PREFETCH, FILL,         MODIFIED_HERE,    PREFETCH_FILL) \
+	ROW(MOVING,             READ,     WAIT,         MOVING,           NONE)          \
+	ROW(MOVING,             WRITE,    WAIT,         MOVING,           NONE)          \
+	ROW(MOVING,             RMW,      WAIT,         MOVING,           NONE)          \
+	ROW(MOVING,             PREFETCH, WAIT,         MOVING,           NONE)
+
+extern const struct coh_transition coh_protocol[COH_NSTATES][ACCESS_NKINDS];
 
 enum coh_result { COH_HIT, COH_WAIT };
 
@@ -140,6 +241,9 @@ struct coherence {
 	/* running totals since the last reset (for summaries and time series) */
 	uint64_t total_transfers[XFER_NCLASSES];
 	uint64_t total_fills;
+	/* the same traffic by kind (enum coh_counter), by distance for the kinds that move
+	 * a line between caches (fills and upgrades have no source cache: column 0) */
+	uint64_t traffic[COH_NCOUNTERS][XFER_NCLASSES];
 	struct dircache dir;      /* home-snoop machines only (dir.misses: directory reads) */
 	uint64_t *node_transfers; /* nodes x nodes, [from * nodes + to] */
 };
@@ -166,6 +270,10 @@ uint32_t coh_shared_lines(const struct coherence *c);
 /* Lines `a` and `b` are the two halves of one 128-byte pair (the adjacent-line
  * prefetcher fetches one when the other misses). */
 void coh_pair_lines(struct coherence *c, uint32_t a, uint32_t b);
+
+/* The state of `line` as `cpu` sees it (never COH_MOVING: that is what an access
+ * finds while the line is busy, coh_access). */
+enum coh_state coh_state(const struct coherence *c, uint32_t line, uint32_t cpu);
 
 /* Adds a line (uncached, home on `home_node`); returns its id, COH_NONE when out of memory. */
 uint32_t coh_add_line(struct coherence *c, uint64_t addr, uint32_t home_node);
@@ -196,9 +304,12 @@ void coh_note_user(struct coherence *c, uint32_t line, uint32_t requester);
 bool coh_access_ahead(struct coherence *c, uint32_t line, uint32_t requester, uint32_t cpu,
 		      enum access_kind kind, simtime_t start, bool burst, simtime_t *cost);
 
-/* Counts a transfer of `line` from `from` to `to` that the model costs itself
- * (a posted store such as an MCS hand-off), without queueing on the line. */
-void coh_count_transfer(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
+/* A posted store by `from` to `line` held at `to` (the MCS lock's stores to another
+ * waiter's per-CPU node: the link behind the previous tail, the head role handed on):
+ * counted as a transfer from `from` to `to` but not queued on the line, as nobody
+ * waits for the line itself [A]. Returns its price, the point-to-point transfer
+ * between the two CPUs (0 on one CPU): when the store reaches `to`. */
+simtime_t coh_posted_store(struct coherence *c, uint32_t line, uint32_t from, uint32_t to);
 
 /* Zeroes every counter (the end of the warm-up). */
 void coh_reset_stats(struct coherence *c);

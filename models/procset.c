@@ -250,8 +250,7 @@ static void on_create(void *ctx, uint32_t i)
 	ps->created++;
 	if (futex_tables_thread_created(world->ft, t->process, proc->live + 1, world->eng->now, &grew, &e) < 0) {
 		/* out of memory mid-run: stop the run; sim_run reports it */
-		world->eng->out_of_memory = true;
-		world->eng->stop = true;
+		engine_out_of_memory(world->eng);
 		return;
 	}
 	if (grew && !proc->publish_due) {

@@ -277,7 +277,7 @@ static void program_complete(struct tasks *ts, struct task *t)
 		t->programs_same_time = 0;
 	} else if (++t->programs_same_time > TASK_MAX_PROGRAMS_SAME_TIME) {
 		ts->stalled = true;
-		ts->eng->stop = true;
+		engine_stop(ts->eng);
 		task_stop(ts, t);
 		return;
 	}

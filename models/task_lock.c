@@ -31,9 +31,9 @@ void lock_taken(struct tasks *ts, struct task *t, uint32_t lock)
 	if (next != SPIN_NONE) {
 		/* the store to the next waiter's MCS node makes it the head */
 		uint32_t to = ts->v[next].cpu;
+		simtime_t arrives = coh_posted_store(ts->coh, ts->qnode_lines[to], t->cpu, to);
 
-		coh_count_transfer(ts->coh, ts->qnode_lines[to], t->cpu, to);
-		engine_schedule(ts->eng, ts->eng->now + machine_xfer_ps(ts->m, t->cpu, to), ts->handoff_kind, next);
+		engine_schedule(ts->eng, ts->eng->now + arrives, ts->handoff_kind, next);
 	}
 	lock_held(t);
 }
@@ -96,7 +96,7 @@ enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t loc
 			return LOCK_WAITING;
 		default:
 			/* link behind the previous tail: a store to its MCS node */
-			coh_count_transfer(ts->coh, ts->qnode_lines[ts->v[prev].cpu], ts->v[prev].cpu, t->cpu);
+			(void)coh_posted_store(ts->coh, ts->qnode_lines[ts->v[prev].cpu], ts->v[prev].cpu, t->cpu);
 			t->burst_line = COH_NONE;
 			t->state = TS_LOCK_MCS;
 			return LOCK_WAITING;

@@ -22,7 +22,7 @@ static void fail(struct timeseries *series, int status, const char *msg)
 	if (!series->failed)
 		fs_fail(&series->err, status, "%s", msg);
 	series->failed = true;
-	series->eng->stop = true;
+	engine_stop(series->eng);
 }
 
 static uint64_t *slot(const struct timeseries *series, uint64_t interval)

@@ -349,9 +349,11 @@ START_TEST(test_counted_transfers_and_node_matrix)
 
 	setup_with_hold("0ns");
 	l = coh_add_line(&fx.c, 0x1000, 0);
-	coh_count_transfer(&fx.c, l, 0, 2);
-	coh_count_transfer(&fx.c, l, 0, 4);
-	coh_count_transfer(&fx.c, l, 3, 3); /* to itself: nothing moved */
+	/* posted stores (the MCS node stores): counted, priced point to point */
+	ck_assert_uint_eq(coh_posted_store(&fx.c, l, 0, 2), 100 * NS);
+	ck_assert_uint_eq(coh_posted_store(&fx.c, l, 0, 4), 5 * NS);
+	ck_assert_uint_eq(coh_posted_store(&fx.c, l, 3, 3), 0); /* to itself: nothing moved */
+	ck_assert_uint_eq(fx.c.lines[l].inflight, COH_NONE);     /* nor queued on the line */
 	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_REMOTE], 1);
 	ck_assert_uint_eq(fx.c.lines[l].stats.transfers[XFER_SMT], 1);
 	ck_assert_uint_eq(fx.c.node_transfers[0 * 2 + 1], 1);

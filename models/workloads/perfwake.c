@@ -224,7 +224,7 @@ static void run_over(struct perfwake *w)
 		return;
 	if (w->runs_begun == w->p->runs || ts->eng->now >= ts->window_end) {
 		ts->finished = true;
-		ts->eng->stop = true;
+		engine_stop(ts->eng);
 		return;
 	}
 	block_all(w, ts->eng->now);

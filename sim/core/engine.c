@@ -130,8 +130,7 @@ void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t tar
 		struct event *heap = realloc(e->heap, cap * sizeof(*heap));
 
 		if (!heap) {
-			e->out_of_memory = true;
-			e->stop = true;
+			engine_out_of_memory(e);
 			return;
 		}
 		e->heap = heap;

@@ -39,11 +39,11 @@ struct engine {
 	uint64_t now_tie;      /* the tie order of the event being handled, or of the place a
 				  model acts at (engine_try_advance) */
 	uint64_t events;       /* handled so far */
-	bool stop;             /* set by a handler to end engine_run early */
+	bool stop;             /* engine_run ends early (engine_stop, engine_out_of_memory) */
 	/* When set, engine_run also stops once *interrupt is non-zero: a flag a
 	 * signal handler sets (sim/main.c); read between events. */
 	const volatile sig_atomic_t *interrupt;
-	bool out_of_memory;    /* a schedule failed; the run is invalid */
+	bool out_of_memory;    /* a schedule or a model's allocation failed; the run is invalid */
 	bool handling_top;     /* heap[0] is the event being handled, not yet removed: the
 				  handler's first schedule replaces it (engine_run) */
 	struct event *heap;
@@ -119,6 +119,21 @@ static inline bool engine_try_advance(struct engine *e, simtime_t t, uint32_t ki
 		return true;
 	}
 	return false;
+}
+
+/* Ends engine_run once the event being handled returns (the run is over, or can
+ * make no progress): models stop the run through this, not by writing `stop`. */
+static inline void engine_stop(struct engine *e)
+{
+	e->stop = true;
+}
+
+/* Something the run needs could not be allocated mid-run: the run stops and is
+ * invalid (its caller reports `out_of_memory`). */
+static inline void engine_out_of_memory(struct engine *e)
+{
+	e->out_of_memory = true;
+	e->stop = true;
 }
 
 /* Handles events in order while their time is < until, nobody set `stop` and
