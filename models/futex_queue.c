@@ -113,7 +113,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		break;
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 void futexq_walk_start(struct task *t)
@@ -160,7 +160,7 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 	bool requeue = u->arg != 0;
 	struct task *w;
 
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	switch (t->walk.stage) {
 	case WS_READ:
 		w = &ts->v[t->walk.cur];

@@ -75,7 +75,7 @@ static inline void futexq_waiters_done(struct task *t)
 	else if (*count)
 		(*count)--;
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 /* Queues t on its target bucket's chain, waiting on its word (UOP_QUEUE). */

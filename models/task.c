@@ -2,6 +2,7 @@
 #include "models/task.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,55 @@ void tasks_free(struct tasks *ts)
 	free(ts->hint);
 	memset(ts, 0, sizeof(*ts));
 }
+
+/* --- the state machine (models/task.h: TASK_TRANSITIONS) --- */
+
+const char *const task_state_names[] = {
+	[TS_IDLE] = "TS_IDLE", [TS_RUN] = "TS_RUN", [TS_ACCESS] = "TS_ACCESS", [TS_LOCK_ACCESS] = "TS_LOCK_ACCESS",
+	[TS_LOCK_MCS] = "TS_LOCK_MCS", [TS_LOCK_SPIN] = "TS_LOCK_SPIN", [TS_LOCK_TAKE] = "TS_LOCK_TAKE",
+	[TS_UNLOCK] = "TS_UNLOCK", [TS_RWSEM_ACCESS] = "TS_RWSEM_ACCESS", [TS_USER_ACCESS] = "TS_USER_ACCESS",
+	[TS_WAITERS_ACCESS] = "TS_WAITERS_ACCESS", [TS_WALK_ACCESS] = "TS_WALK_ACCESS", [TS_PI_ACCESS] = "TS_PI_ACCESS",
+	[TS_RT_SPIN] = "TS_RT_SPIN", [TS_SLEEP] = "TS_SLEEP", [TS_READY] = "TS_READY",
+};
+
+const struct task_transition task_transitions[] = {
+#define TRANSITION_ROW(from, to, when) { from, to, when },
+	TASK_TRANSITIONS(TRANSITION_ROW)
+#undef TRANSITION_ROW
+};
+const uint32_t task_ntransitions = sizeof(task_transitions) / sizeof(task_transitions[0]);
+
+bool task_transition_valid(enum task_state from, enum task_state to)
+{
+	/* the same rows as a matrix: the debug check's lookup is one load */
+	static const bool valid[TS_NSTATES][TS_NSTATES] = {
+#define TRANSITION_CELL(from, to, when) [from][to] = true,
+		TASK_TRANSITIONS(TRANSITION_CELL)
+#undef TRANSITION_CELL
+	};
+
+	return (unsigned)from < TS_NSTATES && (unsigned)to < TS_NSTATES && valid[from][to];
+}
+
+#ifdef FUTEXSIM_DEBUG
+static bool transition_seen[TS_NSTATES][TS_NSTATES];
+
+void task_check_transition(const struct task *t, enum task_state next)
+{
+	if (!task_transition_valid((enum task_state)t->state, next)) {
+		fprintf(stderr, "futexsim: task %u at pc %u: invalid state change %s -> %s (models/task.h: TASK_TRANSITIONS)\n",
+			t->id, t->pc, t->state < TS_NSTATES ? task_state_names[t->state] : "?",
+			(unsigned)next < TS_NSTATES ? task_state_names[next] : "?");
+		abort();
+	}
+	transition_seen[t->state][next] = true;
+}
+
+bool task_transition_seen(enum task_state from, enum task_state to)
+{
+	return (unsigned)from < TS_NSTATES && (unsigned)to < TS_NSTATES && transition_seen[from][to];
+}
+#endif
 
 /* --- the interpreter --- */
 
@@ -521,7 +571,7 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	default:
 		abort(); /* a grant for a task that asked for nothing is a model bug */
 	}
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	run(ts, t);
 }
 

@@ -55,8 +55,61 @@ enum task_state {
 	TS_PI_ACCESS,    /* waiting for the line of a PI step's RMW of its futex word */
 	TS_RT_SPIN,    /* PREEMPT_RT: the bucket lock's top waiter spinning on its running owner */
 	TS_SLEEP,      /* asleep (a semaphore's, a futex's or an rtlock's queue), not using its CPU */
-	TS_READY       /* runnable, waiting in its CPU's run queue */
+	TS_READY,      /* runnable, waiting in its CPU's run queue */
+	TS_NSTATES
 };
+
+/* The executor's state machine: every state change there is, as (from, to, when).
+ * Nothing else is valid: task_set_state checks each change against this table in
+ * FUTEXSIM_DEBUG builds (make sanitize), and tests/check_taskstate.c shows every
+ * row reachable. A micro-op a task can finish at once leaves it in TS_RUN (the
+ * row TS_RUN -> TS_RUN); a wait TS_*_ACCESS ends with the coherence model's grant
+ * (tasks_on_grant), which finishes the micro-op and runs the task on, or moves it
+ * to the protocol's next wait. Wake-ups and hand-offs come as engine events.
+ *
+ *     from               to                 when (where)
+ */
+#define TASK_TRANSITIONS(X) \
+	X(TS_IDLE,           TS_RUN,            "started on its idle CPU, or as a background task (task_start)") \
+	X(TS_IDLE,           TS_READY,          "started on a CPU another task runs on: queues (task_start)") \
+	X(TS_RUN,            TS_RUN,            "a micro-op done at once, or a resume scheduled at its clock (catch_up)") \
+	X(TS_RUN,            TS_ACCESS,         "a line access waits for the line (UOP_ACCESS)") \
+	X(TS_RUN,            TS_LOCK_ACCESS,    "a lock stage's access waits for the lock's line (lock_run)") \
+	X(TS_RUN,            TS_LOCK_MCS,       "the xchg queued it behind the tail: spins on its MCS node") \
+	X(TS_RUN,            TS_LOCK_SPIN,      "its cmpxchg or xchg found the lock held: the pending waiter, or the queue head") \
+	X(TS_RUN,            TS_UNLOCK,         "the unlock's store or RMW waits for the lock's line") \
+	X(TS_RUN,            TS_RWSEM_ACCESS,   "an rwsem down or up waits for the semaphore's line") \
+	X(TS_RUN,            TS_USER_ACCESS,    "a user-space atomic waits for its futex word's line") \
+	X(TS_RUN,            TS_WAITERS_ACCESS, "a waiters count's RMW waits for its line") \
+	X(TS_RUN,            TS_WALK_ACCESS,    "a chain walk's stage waits for its line") \
+	X(TS_RUN,            TS_PI_ACCESS,      "a PI step's RMW waits for its line") \
+	X(TS_RUN,            TS_RT_SPIN,        "PREEMPT_RT: the lock is held by a running owner: spins on it as top waiter") \
+	X(TS_RUN,            TS_SLEEP,          "sleeps: a futex wait, a nap, a contended rwsem or rtlock") \
+	X(TS_RUN,            TS_READY,          "its time slice is used up at an op's end, others wait: preempted") \
+	X(TS_RUN,            TS_IDLE,           "stopped by its workload, or its clock passed the window's end") \
+	X(TS_ACCESS,         TS_RUN,            "the line was granted: the access is done") \
+	X(TS_LOCK_ACCESS,    TS_RUN,            "granted: the lock is taken, or on to its next stage's access") \
+	X(TS_LOCK_ACCESS,    TS_LOCK_MCS,       "granted xchg: queued behind the tail") \
+	X(TS_LOCK_ACCESS,    TS_LOCK_SPIN,      "granted cmpxchg or xchg: held, it spins as pending waiter or queue head") \
+	X(TS_LOCK_ACCESS,    TS_RT_SPIN,        "PREEMPT_RT, granted: held by a running owner, spins on it") \
+	X(TS_LOCK_ACCESS,    TS_SLEEP,          "PREEMPT_RT, granted: held, it sleeps in the rtlock's queue") \
+	X(TS_LOCK_MCS,       TS_LOCK_SPIN,      "its predecessor's store made it the queue head (lock_handed_over)") \
+	X(TS_LOCK_SPIN,      TS_RUN,            "its re-read saw the lock free and the take's write hit: the lock is held") \
+	X(TS_LOCK_SPIN,      TS_LOCK_SPIN,      "its re-read saw the lock still held: spins on") \
+	X(TS_LOCK_SPIN,      TS_LOCK_TAKE,      "its re-read saw the lock free: waits for the write that takes it") \
+	X(TS_LOCK_TAKE,      TS_RUN,            "the take's write was granted: the lock is held (lock_taken)") \
+	X(TS_UNLOCK,         TS_RUN,            "the unlock was granted: done, or (PREEMPT_RT) on to the wait_lock's RMW") \
+	X(TS_RWSEM_ACCESS,   TS_RUN,            "granted: the semaphore is taken or released") \
+	X(TS_RWSEM_ACCESS,   TS_SLEEP,          "granted: contended, it sleeps in the semaphore's queue") \
+	X(TS_USER_ACCESS,    TS_RUN,            "granted: the user-space atomic took effect") \
+	X(TS_WAITERS_ACCESS, TS_RUN,            "granted: the waiters count changed") \
+	X(TS_WALK_ACCESS,    TS_RUN,            "granted: the walk goes on (or ends)") \
+	X(TS_PI_ACCESS,      TS_RUN,            "granted: the PI step took effect") \
+	X(TS_RT_SPIN,        TS_RUN,            "PREEMPT_RT: the owner let go: retries the lock") \
+	X(TS_RT_SPIN,        TS_SLEEP,          "PREEMPT_RT: the owner left its CPU holding the lock: sleeps") \
+	X(TS_SLEEP,          TS_RUN,            "woken (on_wake): takes its idle CPU, or as a background task") \
+	X(TS_SLEEP,          TS_READY,          "woken (on_wake) onto a CPU another task runs on: queues") \
+	X(TS_READY,          TS_RUN,            "its CPU's running task gave it up: dispatched (after a context switch)")
 
 #define TASK_NONE UINT32_MAX
 /* Compositions of work micro-ops counted per task on the hot path (one add each);
@@ -160,6 +213,37 @@ struct task {
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once */
 } __attribute__((aligned(64)));
+
+/* A row of TASK_TRANSITIONS, and the table itself (for tests and messages). */
+struct task_transition {
+	uint8_t from, to;             /* enum task_state */
+	const char *when;
+};
+extern const struct task_transition task_transitions[];
+extern const uint32_t task_ntransitions;
+extern const char *const task_state_names[]; /* by enum task_state */
+
+/* Whether the executor may go from state `from` to `to`: a row of TASK_TRANSITIONS. */
+bool task_transition_valid(enum task_state from, enum task_state to);
+
+#ifdef FUTEXSIM_DEBUG
+/* Aborts with a message when t's change to `next` is not in TASK_TRANSITIONS, and
+ * notes the change as seen (for the test that every row is reachable). */
+void task_check_transition(const struct task *t, enum task_state next);
+/* Whether some task of this process made the change since it started. */
+bool task_transition_seen(enum task_state from, enum task_state to);
+#endif
+
+/* Every change of a task's state goes through here (the executor's only writer of
+ * t->state; tests set states by hand to stage a grant). Checked only in debug
+ * builds: on the hot path it is one store. */
+static inline void task_set_state(struct task *t, enum task_state next)
+{
+#ifdef FUTEXSIM_DEBUG
+	task_check_transition(t, next);
+#endif
+	t->state = (uint8_t)next;
+}
 
 /* What the engine's prefetch hook fetches before a task's resume: kept apart from
  * the task (8 bytes each, in the host's cache) so the hook itself does not miss. */

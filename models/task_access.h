@@ -102,7 +102,7 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 	}
 	if (engine_try_advance(ts->eng, t->clock, ts->resume_kind, t->id))
 		return true;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 	return false;
 }
@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, 
 			return false;
 	}
 	if (coh_access(ts->coh, line, t->id, t->cpu, kind, &cost) == COH_WAIT) {
-		t->state = wait_state;
+		task_set_state(t, wait_state);
 		return false;
 	}
 done:
@@ -161,7 +161,7 @@ static inline void user_done(struct task *t)
 		break;
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 #endif

@@ -7,7 +7,7 @@ static void runq_push(struct tasks *ts, struct task *t)
 {
 	uint32_t c = t->cpu;
 
-	t->state = TS_READY;
+	task_set_state(t, TS_READY);
 	t->runq_next = TASK_NONE;
 	if (ts->runq_tail[c] == TASK_NONE)
 		ts->runq_head[c] = t->id;
@@ -25,7 +25,7 @@ static void cpu_dispatch(struct tasks *ts, struct task *t, simtime_t at)
 	t->slice_start = t->clock;
 	t->burst_line = COH_NONE;
 	ts->hint[t->id].line = COH_NONE;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
 
@@ -56,7 +56,7 @@ void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 {
 	t->clock = at;
 	if (t->background) {
-		t->state = TS_RUN;
+		task_set_state(t, TS_RUN);
 		engine_schedule(ts->eng, at, ts->resume_kind, t->id);
 		return;
 	}
@@ -79,7 +79,7 @@ void task_stop(struct tasks *ts, struct task *t)
 {
 	if (!t->background && ts->cpu_current[t->cpu] == t->id)
 		cpu_release(ts, t->cpu, t->clock);
-	t->state = TS_IDLE;
+	task_set_state(t, TS_IDLE);
 	task_account_stop(ts, t); /* its time ends here */
 }
 
@@ -88,14 +88,14 @@ void task_stop(struct tasks *ts, struct task *t)
  * busy thread, whichever of the two the engine happens to handle first. */
 void task_stop_at_window_end(struct task *t)
 {
-	t->state = TS_IDLE;
+	task_set_state(t, TS_IDLE);
 }
 
 /* A sleeping task leaves its CPU (its sibling runs alone, or another task runs) until woken. */
 void task_sleep(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
-	t->state = TS_SLEEP;
+	task_set_state(t, TS_SLEEP);
 	t->slept_at = t->clock;
 	if (!t->background)
 		cpu_release(ts, t->cpu, t->clock);

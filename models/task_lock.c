@@ -14,13 +14,13 @@ static void lock_held(struct task *t)
 	t->locks_held++;
 	t->lock_stage = LS_CMPXCHG;
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 static void spin(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
-	t->state = TS_LOCK_SPIN;
+	task_set_state(t, TS_LOCK_SPIN);
 	coh_watch(ts->coh, t->lock_line, t->id, t->cpu);
 }
 
@@ -44,7 +44,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 	simtime_t cost;
 
 	if (coh_access(ts->coh, t->lock_line, t->id, t->cpu, ACCESS_WRITE, &cost) == COH_WAIT) {
-		t->state = TS_LOCK_TAKE;
+		task_set_state(t, TS_LOCK_TAKE);
 		return false;
 	}
 	lock_taken(ts, t, lock);
@@ -98,7 +98,7 @@ enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t loc
 			/* link behind the previous tail: a store to its MCS node */
 			coh_count_transfer(ts->coh, ts->qnode_lines[ts->v[prev].cpu], ts->v[prev].cpu, t->cpu);
 			t->burst_line = COH_NONE;
-			t->state = TS_LOCK_MCS;
+			task_set_state(t, TS_LOCK_MCS);
 			return LOCK_WAITING;
 		}
 	}
@@ -163,7 +163,7 @@ static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 	owner = ts->locks->locks[lock].holder;
 	if (rtlock_top(ts->locks, lock) == t->id && on_cpu(ts, &ts->v[owner])) {
 		/* rtmutex_spin_on_owner(): until the owner lets go or leaves its CPU */
-		t->state = TS_RT_SPIN;
+		task_set_state(t, TS_RT_SPIN);
 		return LOCK_WAITING;
 	}
 	/* schedule_rtlock(); woken by an unlock (as the top waiter), it retries */
@@ -175,7 +175,7 @@ static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 static void rtlock_spin_ended(struct tasks *ts, struct task *t)
 {
 	t->clock = ts->eng->now;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
 
@@ -272,7 +272,7 @@ bool rwsem_access_done(struct tasks *ts, struct task *t)
 		rwsem_hand_over(ts, u->arg);
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	return true;
 }
 

@@ -198,6 +198,14 @@ static void warm(uint32_t line, uint32_t cpu, enum access_kind kind)
 	ck_assert_uint_lt(fx.s.eng.now, T0);
 }
 
+/* Task `q`, stopped between two ops by setup, goes to sleep as a running task does
+ * (only a running task may: models/task.h, TASK_TRANSITIONS). */
+static void asleep(struct task *q)
+{
+	q->state = TS_RUN;
+	task_sleep(fx.ts, q);
+}
+
 /* The engine's clock at T0, with nothing pending (every hold window is over). */
 static void at_t0(void)
 {
@@ -920,9 +928,9 @@ START_TEST(test_rwsem_up_write_hands_over)
 	sem = mmap_sem();
 	ck_assert(rwsem_down(&fx.s.rwsems, sem, 0, true, 1 * US));
 	ck_assert(!rwsem_down(&fx.s.rwsems, sem, 2, false, 2 * US));
-	task_sleep(fx.ts, task(2));
+	asleep(task(2));
 	ck_assert(!rwsem_down(&fx.s.rwsems, sem, 3, false, 3 * US));
-	task_sleep(fx.ts, task(3));
+	asleep(task(3));
 	at_t0();
 	program((struct uop)RWSEM(RWSEM_UP_WRITE, sem), TS_RWSEM_ACCESS, T0 - XFER_PS);
 	grant(fx.s.rwsems.v[sem].line);
@@ -1043,7 +1051,7 @@ static void queue_waiter(uint32_t i, struct futex_word *w)
 	q->target = fx.t->target;
 	q->word = w;
 	futexq_enqueue(fx.ts, q);
-	task_sleep(fx.ts, q);
+	asleep(q);
 	warm(q->q_line, i, ACCESS_WRITE);
 }
 
@@ -1059,7 +1067,7 @@ static void unlinked_waiter(uint32_t i, struct futex_word *w)
 	q->wait_table = fx.table;
 	q->wait_bucket = fx.bucket;
 	q->chain_next = FUTEX_CHAIN_END;
-	task_sleep(fx.ts, q);
+	asleep(q);
 }
 
 /* Task 0 is the waker: FUTEX_WAKE(w, 1) (or a requeue) under the bucket lock,
