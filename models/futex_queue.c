@@ -67,7 +67,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 	struct futex_word *w = t->word;
 	uint32_t prev = FUTEX_CHAIN_END, top;
 
-	switch ((enum pi_op)t->prog[t->pc].access) {
+	switch ((enum pi_op)t->prog[t->pc].pi_op) {
 	case PI_LOCK_ATOMIC:
 		t->result = w->value;
 		w->value = (w->value & FUTEX_TID_MASK) ? w->value | FUTEX_WAITERS_BIT : pi_tid(t);
@@ -157,7 +157,7 @@ static bool walk_line(const struct tasks *ts, const struct task *t, uint32_t *li
 void futexq_walk_access_done(struct tasks *ts, struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	bool requeue = u->arg != 0;
+	bool requeue = u->requeue != 0;
 	struct task *w;
 
 	task_set_state(t, TS_RUN);

@@ -40,7 +40,7 @@ static inline uint32_t futexq_pi_top(const struct tasks *ts, const struct task *
 
 static inline bool futexq_branch_taken(const struct tasks *ts, const struct task *t, const struct uop *u)
 {
-	switch (u->access) {
+	switch (u->cond) {
 	case BR_VALUE_NE:
 		return t->word->value != t->expected;
 	case BR_PI_ACQUIRED:
@@ -70,7 +70,7 @@ static inline void futexq_waiters_done(struct task *t)
 	const struct uop *u = &t->prog[t->pc];
 	uint32_t *count = futexq_waiters_of(t, u);
 
-	if (u->arg)
+	if (u->inc)
 		(*count)++;
 	else if (*count)
 		(*count)--;

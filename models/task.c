@@ -258,7 +258,7 @@ void task_count_op(struct tasks *ts, struct task *t)
  * micro-op's account() then adds nothing for it. */
 static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, simtime_t d)
 {
-	const struct work_parts *p = &ts->parts.v[u->arg - 1];
+	const struct work_parts *p = &ts->parts.v[u->parts - 1];
 	bool task_work = u->operand == OPND_TASK_WORK;
 	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
 	simtime_t given = 0, whole = d;
@@ -371,15 +371,15 @@ static void run(struct tasks *ts, struct task *t)
 				d = work_time(ts, t, t->work_ps + u->work_ps);
 			else
 				d = work_time(ts, t, u->work_ps);
-			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS) {
+			if (u->parts && u->operand != OPND_TASK_WORK && u->parts < WORK_COMPS) {
 				/* split when reported (tasks_split_work) */
 				if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
 					account_work_edge(ts, t, d);
-					t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
+					t->comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
 				} else {
-					t->comp_ps[u->arg] += d;
+					t->comp_ps[u->parts] += d;
 				}
-			} else if (u->arg)
+			} else if (u->parts)
 				credit_work(ts, t, u, d);
 			t->clock += d;
 			t->burst_line = COH_NONE;
@@ -414,18 +414,18 @@ static void run(struct tasks *ts, struct task *t)
 			lock_release_done(ts, t);
 			break;
 		case UOP_USER:
-			if (!line_access(ts, t, t->target.word_line, user_access_kind(u->access), TS_USER_ACCESS))
+			if (!line_access(ts, t, t->target.word_line, user_access_kind(u->user_op), TS_USER_ACCESS))
 				return;
 			user_done(t);
 			break;
 		case UOP_BRANCH:
-			t->pc = futexq_branch_taken(ts, t, u) ? u->arg : t->pc + 1;
+			t->pc = futexq_branch_taken(ts, t, u) ? u->to : t->pc + 1;
 			break;
 		case UOP_JUMP:
-			t->pc = u->arg;
+			t->pc = u->to;
 			break;
 		case UOP_WAITERS:
-			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS }),
+			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .field = BF_WAITERS }),
 					 ACCESS_RMW, TS_WAITERS_ACCESS)) {
 				/* the count changes when the line comes: fetch it meanwhile (on
 				 * machines whose bucket state misses the host's caches) */
@@ -455,7 +455,7 @@ static void run(struct tasks *ts, struct task *t)
 				return;
 			break;
 		case UOP_RWSEM:
-			if (!line_access(ts, t, ts->rwsems->v[u->arg].line, ACCESS_RMW, TS_RWSEM_ACCESS) ||
+			if (!line_access(ts, t, ts->rwsems->v[u->sem].line, ACCESS_RMW, TS_RWSEM_ACCESS) ||
 			    !rwsem_access_done(ts, t))
 				return;
 			break;
@@ -484,7 +484,7 @@ static void note_uop_line(struct tasks *ts, struct task *probe, const struct uop
 	if (u->kind == UOP_ACCESS)
 		line = resolve_line(probe, u);
 	else if (u->kind == UOP_RWSEM)
-		line = ts->rwsems->v[u->arg].line;
+		line = ts->rwsems->v[u->sem].line;
 	else if ((u->kind == UOP_LOCK || u->kind == UOP_UNLOCK) && u->operand == OPND_BUCKET_LOCK)
 		uop_lock(probe, u, &probe->lock, &line);
 	if (line != COH_NONE)

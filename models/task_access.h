@@ -19,13 +19,13 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 {
 	switch (u->operand) {
 	case OPND_BUCKET_FIELD:
-		return futex_table_line(t->target.table, t->target.bucket, (enum bucket_field)u->arg);
+		return futex_table_line(t->target.table, t->target.bucket, (enum bucket_field)u->field);
 	case OPND_WORD_LINE:
 		return t->target.word_line;
 	case OPND_PAGE_LINE:
 		return t->target.page_line;
 	case OPND_BUCKET2_FIELD:
-		return futex_table_line(t->target2.table, t->target2.bucket, (enum bucket_field)u->arg);
+		return futex_table_line(t->target2.table, t->target2.bucket, (enum bucket_field)u->field);
 	case OPND_PI_STATE:
 		return t->target.pi_line;
 	case OPND_PI_STATE2:
@@ -33,7 +33,7 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 	case OPND_WORD2_LINE:
 		return t->target2.word_line;
 	default:
-		return u->arg;
+		return u->line; /* OPND_LINE */
 	}
 }
 
@@ -148,7 +148,7 @@ static inline void user_done(struct task *t)
 	struct futex_word *w = t->word;
 
 	t->result = w->value;
-	switch (u->access) {
+	switch (u->user_op) {
 	case USER_STORE:
 	case USER_XCHG:
 		w->value = t->newval;

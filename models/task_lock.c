@@ -260,16 +260,16 @@ static void rwsem_hand_over(struct tasks *ts, uint32_t sem)
 bool rwsem_access_done(struct tasks *ts, struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	bool write = u->access == RWSEM_DOWN_WRITE || u->access == RWSEM_UP_WRITE;
+	bool write = u->rwsem_op == RWSEM_DOWN_WRITE || u->rwsem_op == RWSEM_UP_WRITE;
 
-	if (u->access == RWSEM_DOWN_READ || u->access == RWSEM_DOWN_WRITE) {
-		if (!rwsem_down(ts->rwsems, u->arg, t->id, write, ts->eng->now)) {
+	if (u->rwsem_op == RWSEM_DOWN_READ || u->rwsem_op == RWSEM_DOWN_WRITE) {
+		if (!rwsem_down(ts->rwsems, u->sem, t->id, write, ts->eng->now)) {
 			task_sleep(ts, t);
 			return false;
 		}
 	} else {
-		rwsem_up(ts->rwsems, u->arg, t->id, write);
-		rwsem_hand_over(ts, u->arg);
+		rwsem_up(ts->rwsems, u->sem, t->id, write);
+		rwsem_hand_over(ts, u->sem);
 	}
 	t->pc++;
 	task_set_state(t, TS_RUN);

@@ -128,7 +128,7 @@ static int build_one(struct usync *u, const struct task *t, enum prog_variant v,
 	path_emit(&b, (struct uop){ .kind = UOP_WORK, .operand = OPND_TASK_WORK });
 	if (p <= UP_LOAD) {
 		path_emit_work(&b, u->lock_call_ps);
-		path_emit(&b, (struct uop){ .kind = UOP_USER, .access = user_op[p], .operand = OPND_WORD_LINE });
+		path_emit(&b, (struct uop){ .kind = UOP_USER, .user_op = user_op[p], .operand = OPND_WORD_LINE });
 	} else {
 		path_emit_work(&b, u->syscall_wrap_ps);
 		if (futex_path_build(&b, kernel_op[p], e) < 0)

@@ -82,13 +82,15 @@
 #define NTASKS 6u
 #define STOP_PC 1u /* the stopper's index in every one-micro-op program */
 
-#define ACCESS(kind_, opnd, arg_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .arg = (arg_) }
+/* an access to the line of a target operand; to a bucket field */
+#define ACCESS(kind_, opnd) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd) }
+#define FIELD_ACCESS(kind_, opnd, field_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .field = (field_) }
 #define LOCK { .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK, .work_ps = LOCK_SLOW_PS }
 #define UNLOCK { .kind = UOP_UNLOCK, .operand = OPND_BUCKET_LOCK }
-#define RWSEM(op, sem) { .kind = UOP_RWSEM, .access = (op), .operand = OPND_NONE, .arg = (sem) }
-#define USER(op) { .kind = UOP_USER, .access = (op), .operand = OPND_NONE }
-#define WAITERS(opnd, inc) { .kind = UOP_WAITERS, .operand = (opnd), .arg = (inc) }
-#define WALK(requeue) { .kind = UOP_WALK, .operand = OPND_NONE, .arg = (requeue), .work_ps = CHAIN_ENTRY_PS }
+#define RWSEM(op, sem_) { .kind = UOP_RWSEM, .rwsem_op = (op), .operand = OPND_NONE, .sem = (sem_) }
+#define USER(op) { .kind = UOP_USER, .user_op = (op), .operand = OPND_NONE }
+#define WAITERS(opnd, inc_) { .kind = UOP_WAITERS, .operand = (opnd), .inc = (inc_) }
+#define WALK(requeue_) { .kind = UOP_WALK, .operand = OPND_NONE, .requeue = (requeue_), .work_ps = CHAIN_ENTRY_PS }
 #define SLEEP { .kind = UOP_SLEEP, .operand = OPND_NONE }
 
 static struct {
@@ -262,7 +264,7 @@ START_TEST(test_access)
 {
 	setup();
 	at_t0();
-	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0), TS_ACCESS, T0 - FILL_PS);
+	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE), TS_ACCESS, T0 - FILL_PS);
 	grant(fx.t->target.word_line);
 	assert_stopped(T0);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
@@ -277,8 +279,8 @@ END_TEST
 START_TEST(test_access_through_coherence)
 {
 	static const struct uop u[] = {
-		ACCESS(ACCESS_RMW, OPND_WORD_LINE, 0),
-		ACCESS(ACCESS_WRITE, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_RMW, OPND_WORD_LINE),
+		ACCESS(ACCESS_WRITE, OPND_WORD_LINE),
 		SLEEP,
 	};
 
@@ -1190,7 +1192,7 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 {
 	static const uint32_t chain[] = { 1, 3 };
 	static const struct uop prog4[] = {
-		ACCESS(ACCESS_RMW, OPND_BUCKET_FIELD, BF_LOCK),
+		FIELD_ACCESS(ACCESS_RMW, OPND_BUCKET_FIELD, BF_LOCK),
 		SLEEP,
 	};
 	const simtime_t asked4 = T0 + 3 * NS;
@@ -1384,7 +1386,7 @@ START_TEST(test_grant_to_runnable_aborts)
 {
 	setup();
 	at_t0();
-	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0), TS_RUN, T0);
+	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE), TS_RUN, T0);
 	grant(fx.t->target.word_line);
 	teardown();
 }
