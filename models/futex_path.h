@@ -75,7 +75,7 @@ enum pi_op {
 	PI_RELEASE,     /* futex_unlock_pi() without waiters: the word is cleared */
 	PI_UNQUEUE,     /* futex_unqueue_pi(): the woken new owner leaves the chain */
 	PI_PROXY_LOCK   /* futex_proxy_trylock_atomic(): the second futex (a free one goes to the
-			   first waiter of the first, which is unqueued and woken: task.result 1) */
+			   first waiter of the first, which is unqueued and woken: task.proxy_woken 1) */
 };
 #define FUTEX_WAITERS_BIT 0x80000000u
 #define FUTEX_TID_MASK 0x3fffffffu

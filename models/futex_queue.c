@@ -69,7 +69,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 
 	switch ((enum pi_op)t->prog[t->pc].pi_op) {
 	case PI_LOCK_ATOMIC:
-		t->result = w->value;
+		t->old_value = w->value;
 		w->value = (w->value & FUTEX_TID_MASK) ? w->value | FUTEX_WAITERS_BIT : pi_tid(t);
 		break;
 	case PI_HANDOFF:
@@ -95,7 +95,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		/* on behalf of the first futex's top waiter, on the second futex's word */
 		w = t->word2;
 		top = futexq_pi_top(ts, t);
-		t->result = 0; /* waiters it woke, for the caller (the walk counts the rest) */
+		t->proxy_woken = 0; /* waiters it woke, for the caller (the walk counts the rest) */
 		if (top == FUTEX_CHAIN_END)
 			break;
 		if (w->value & FUTEX_TID_MASK) {
@@ -109,7 +109,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
 		futex_wake_task(ts, &ts->v[top]);
-		t->result = 1;
+		t->proxy_woken = 1;
 		break;
 	}
 	t->pc++;

@@ -44,7 +44,7 @@ static inline bool futexq_branch_taken(const struct tasks *ts, const struct task
 	case BR_VALUE_NE:
 		return t->word->value != t->expected;
 	case BR_PI_ACQUIRED:
-		return !(t->result & FUTEX_TID_MASK);
+		return !(t->old_value & FUTEX_TID_MASK);
 	case BR_NO_PI_WAITER:
 		return futexq_pi_top(ts, t) == FUTEX_CHAIN_END;
 	case BR_NOT_QUEUED:

@@ -171,7 +171,8 @@ struct task {
 	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
 	struct futex_word *word;      /* uaddr (user atomics act on it too) */
 	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
-	uint32_t result;              /* a user atomic's old value */
+	uint32_t old_value;           /* the word's value its last user atomic or PI_LOCK_ATOMIC found */
+	uint32_t proxy_woken;         /* PI_PROXY_LOCK: waiters it woke owning the second futex (0 or 1) */
 	uint32_t nwake, nrequeue;
 	struct futex_word *word2;     /* uaddr2 of a requeue */
 	struct op_target target2;     /* uaddr2's table and bucket */

@@ -147,7 +147,7 @@ static inline void user_done(struct task *t)
 	const struct uop *u = &t->prog[t->pc];
 	struct futex_word *w = t->word;
 
-	t->result = w->value;
+	t->old_value = w->value;
 	switch (u->user_op) {
 	case USER_STORE:
 	case USER_XCHG:

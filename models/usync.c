@@ -346,7 +346,7 @@ void usync_futex_cmp_requeue_pi(struct usync *u, struct task *t, struct usync_fu
 	t->word2 = &f2->w;
 	t->target2 = f2->target;
 	t->expected = cmpval;
-	t->nwake = 0; /* the one woken is futex_proxy_trylock_atomic's (t->result) */
+	t->nwake = 0; /* the one woken is futex_proxy_trylock_atomic's (t->proxy_woken) */
 	t->nrequeue = nrequeue;
 	count(u, t, &u->tasks[t->id].requeues, 1);
 }
@@ -494,19 +494,19 @@ bool usync_step(struct usync *u, struct task *t)
 
 	switch (ut->phase & ((1u << PH_RETURN_SHIFT) - 1)) {
 	case PH_LOCK_CAS:
-		if (t->result == 0)
+		if (t->old_value == 0)
 			break;
 		set_phase(ut, PH_LOCK_LOAD);
 		usync_user_atomic(u, t, UP_LOAD, &m->f, 0, 0, 0);
 		return false;
 	case PH_LOCK_LOAD:
-		if (t->result == 2)
+		if (t->old_value == 2)
 			lock_wait(u, t, m);
 		else
 			lock_xchg(u, t, m);
 		return false;
 	case PH_LOCK_XCHG:
-		if (t->result == 0)
+		if (t->old_value == 0)
 			break;
 		lock_wait(u, t, m);
 		return false;
@@ -517,7 +517,7 @@ bool usync_step(struct usync *u, struct task *t)
 		/* the exchange released it: from here another task may take it */
 		if (m->owner == t->id)
 			m->owner = USYNC_NONE;
-		if (t->result != 2)
+		if (t->old_value != 2)
 			return phase_done(u, t);
 		set_phase(ut, PH_UNLOCK_WAKE);
 		set_prog(u, t, UP_WAKE, &m->f, 0);
@@ -531,7 +531,7 @@ bool usync_step(struct usync *u, struct task *t)
 		return phase_done(u, t);
 	case PH_CW_READ:
 		/* the value read is the one FUTEX_WAIT expects; we now count as a waiter */
-		ut->cond_seq = t->result;
+		ut->cond_seq = t->old_value;
 		c->waiters++;
 		ut->phase = PH_CW_UNLOCK;
 		begin_unlock(u, t, ut->mutex, 0);

@@ -367,7 +367,7 @@ static void program_done(void *state, struct task *t)
 	case SUITE_REQUEUE:
 		if (w->timing) {
 			/* the syscall's return: woken (by the PI proxy) and requeued */
-			uint32_t woken = p->pi ? t->result : t->walk.woken;
+			uint32_t woken = p->pi ? t->proxy_woken : t->walk.woken;
 
 			w->count += woken + t->walk.moved;
 			w->calls++;

@@ -964,7 +964,7 @@ END_TEST
 static const struct {
 	uint8_t op;
 	uint32_t expected, newval;
-	uint32_t want_value, want_result;
+	uint32_t want_value, want_old;
 } user_cases[] = {
 	{ USER_LOAD, 0, 9, 5, 5 },  /* a load leaves the word */
 	{ USER_STORE, 0, 9, 9, 5 }, /* a store writes newval */
@@ -981,11 +981,11 @@ START_TEST(test_user_access)
 	fx.w.value = 5;
 	fx.t->expected = user_cases[_i].expected;
 	fx.t->newval = user_cases[_i].newval;
-	fx.t->result = 0xdeadbeef;
+	fx.t->old_value = 0xdeadbeef;
 	grant(fx.t->target.word_line);
 	assert_stopped(T0);
 	ck_assert_uint_eq(fx.w.value, user_cases[_i].want_value);
-	ck_assert_uint_eq(fx.t->result, user_cases[_i].want_result);
+	ck_assert_uint_eq(fx.t->old_value, user_cases[_i].want_old);
 	teardown();
 }
 END_TEST
