@@ -158,7 +158,7 @@ const char *const time_class_names[] = {
 };
 
 /* Each micro-op kind's class (enum time_class); local work and accesses then by operand. */
-static const uint8_t kind_class[] = {
+static const uint8_t kind_class[UOP_NKINDS] = {
 	[UOP_WORK] = TC_KERNEL_WORK, [UOP_ACCESS] = TC_OTHER_LINES, [UOP_LOCK] = TC_LOCK, [UOP_UNLOCK] = TC_UNLOCK,
 	[UOP_RWSEM] = TC_MMAP_LOCK, [UOP_USER] = TC_USER_ACCESS, [UOP_BRANCH] = TC_CHAIN, [UOP_JUMP] = TC_CHAIN,
 	[UOP_WAITERS] = TC_WAITERS, [UOP_QUEUE] = TC_CHAIN, [UOP_SLEEP] = TC_ASLEEP, [UOP_WALK] = TC_CHAIN,
@@ -345,6 +345,167 @@ static void program_complete(struct tasks *ts, struct task *t)
 	prefetch_target(ts, t);
 }
 
+/* --- the micro-ops: a handler per kind (enum uop_kind) ---
+ *
+ * Each runs micro-op `u` (t's current one) from where the task is: true when the
+ * task runs on (the micro-op is done, or a jump taken: t->pc says where next),
+ * false when it waits (a grant, a hand-off, a wake-up or a resume at its clock
+ * will run it on) or stopped. */
+typedef bool (*uop_handler)(struct tasks *ts, struct task *t, const struct uop *u);
+
+static bool run_work(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	simtime_t d;
+
+	if (u->operand == OPND_RANDOM_EXP)
+		d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
+	else if (u->operand == OPND_TASK_WORK)
+		/* the workload's draw, and fixed work merged into this micro-op */
+		d = work_time(ts, t, t->work_ps + u->work_ps);
+	else
+		d = work_time(ts, t, u->work_ps);
+	if (u->parts && u->operand != OPND_TASK_WORK && u->parts < WORK_COMPS) {
+		/* split when reported (tasks_split_work) */
+		if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
+			account_work_edge(ts, t, d);
+			t->comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
+		} else {
+			t->comp_ps[u->parts] += d;
+		}
+	} else if (u->parts)
+		credit_work(ts, t, u, d);
+	t->clock += d;
+	t->burst_line = COH_NONE;
+	t->pc++;
+	return true;
+}
+
+static bool run_access(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, resolve_line(t, u), (enum access_kind)u->access, TS_ACCESS))
+		return false;
+	t->pc++;
+	return true;
+}
+
+static bool run_lock(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	/* (the second of two locks that are one bucket's: nothing to take) */
+	if (t->lock_stage == LS_CMPXCHG && !uop_lock(t, u, &t->lock, &t->lock_line)) {
+		t->pc++;
+		return true;
+	}
+	return lock_run(ts, t);
+}
+
+static bool run_unlock(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!uop_lock(t, u, &t->lock, &t->lock_line)) {
+		t->pc++;
+		return true;
+	}
+	if (ts->preempt_rt)
+		return rtunlock_run(ts, t);
+	if (!line_access(ts, t, t->lock_line, ACCESS_WRITE, TS_UNLOCK))
+		return false;
+	lock_release_done(ts, t);
+	return true;
+}
+
+static bool run_rwsem(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	return line_access(ts, t, ts->rwsems->v[u->sem].line, ACCESS_RMW, TS_RWSEM_ACCESS) && rwsem_access_done(ts, t);
+}
+
+static bool run_user(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, t->target.word_line, user_access_kind(u->user_op), TS_USER_ACCESS))
+		return false;
+	user_done(t);
+	return true;
+}
+
+static bool run_branch(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	t->pc = futexq_branch_taken(ts, t, u) ? u->to : t->pc + 1;
+	return true;
+}
+
+static bool run_jump(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)ts;
+	t->pc = u->to;
+	return true;
+}
+
+static bool run_waiters(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .field = BF_WAITERS }), ACCESS_RMW,
+			 TS_WAITERS_ACCESS)) {
+		/* the count changes when the line comes: fetch it meanwhile (on
+		 * machines whose bucket state misses the host's caches) */
+		if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
+			__builtin_prefetch(futexq_waiters_of(t, u), 1);
+		return false;
+	}
+	futexq_waiters_done(t);
+	return true;
+}
+
+static bool run_queue(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	futexq_enqueue(ts, t);
+	t->pc++;
+	return true;
+}
+
+static bool run_sleep(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	if (t->wake_pending) {
+		/* woken between queueing and schedule(): schedule() returns at once */
+		t->wake_pending = false;
+		t->pc++;
+		return true;
+	}
+	task_sleep(ts, t);
+	return false;
+}
+
+static bool run_walk(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	if (t->walk.stage == WS_START)
+		futexq_walk_start(t);
+	return futexq_walk_run(ts, t);
+}
+
+static bool run_pi(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (u->operand != OPND_NONE && !line_access(ts, t, resolve_line(t, u), ACCESS_RMW, TS_PI_ACCESS))
+		return false;
+	futexq_pi_done(ts, t);
+	return true;
+}
+
+static bool run_nap(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	/* asleep until a timer (the workload's draw plus the uop's own) fires */
+	task_sleep(ts, t);
+	engine_schedule(ts->eng, t->clock + t->work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind, t->id);
+	return false;
+}
+
+static const uop_handler uop_handlers[UOP_NKINDS] = {
+	[UOP_WORK] = run_work,       [UOP_ACCESS] = run_access, [UOP_LOCK] = run_lock,   [UOP_UNLOCK] = run_unlock,
+	[UOP_RWSEM] = run_rwsem,     [UOP_USER] = run_user,     [UOP_BRANCH] = run_branch, [UOP_JUMP] = run_jump,
+	[UOP_WAITERS] = run_waiters, [UOP_QUEUE] = run_queue,   [UOP_SLEEP] = run_sleep, [UOP_WALK] = run_walk,
+	[UOP_PI] = run_pi,           [UOP_NAP] = run_nap,
+};
+
+/* The interpreter: runs t's program from its pc until it waits or stops, each
+ * program's end going to the workload (program_complete). */
 static void run(struct tasks *ts, struct task *t)
 {
 	for (;;) {
@@ -359,120 +520,11 @@ static void run(struct tasks *ts, struct task *t)
 			continue;
 		}
 		u = &t->prog[t->pc];
-		t->acct_class = time_class_of(u);
-		switch (u->kind) {
-		case UOP_WORK: {
-			simtime_t d;
-
-			if (u->operand == OPND_RANDOM_EXP)
-				d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
-			else if (u->operand == OPND_TASK_WORK)
-				/* the workload's draw, and fixed work merged into this micro-op */
-				d = work_time(ts, t, t->work_ps + u->work_ps);
-			else
-				d = work_time(ts, t, u->work_ps);
-			if (u->parts && u->operand != OPND_TASK_WORK && u->parts < WORK_COMPS) {
-				/* split when reported (tasks_split_work) */
-				if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
-					account_work_edge(ts, t, d);
-					t->comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
-				} else {
-					t->comp_ps[u->parts] += d;
-				}
-			} else if (u->parts)
-				credit_work(ts, t, u, d);
-			t->clock += d;
-			t->burst_line = COH_NONE;
-			t->pc++;
-			break;
-		}
-		case UOP_ACCESS:
-			if (!line_access(ts, t, resolve_line(t, u), (enum access_kind)u->access, TS_ACCESS))
-				return;
-			t->pc++;
-			break;
-		case UOP_LOCK:
-			if (t->lock_stage == LS_CMPXCHG && !uop_lock(t, u, &t->lock, &t->lock_line)) {
-				t->pc++;
-				break;
-			}
-			if (!lock_run(ts, t))
-				return;
-			break;
-		case UOP_UNLOCK:
-			if (!uop_lock(t, u, &t->lock, &t->lock_line)) {
-				t->pc++;
-				break;
-			}
-			if (ts->preempt_rt) {
-				if (!rtunlock_run(ts, t))
-					return;
-				break;
-			}
-			if (!line_access(ts, t, t->lock_line, ACCESS_WRITE, TS_UNLOCK))
-				return;
-			lock_release_done(ts, t);
-			break;
-		case UOP_USER:
-			if (!line_access(ts, t, t->target.word_line, user_access_kind(u->user_op), TS_USER_ACCESS))
-				return;
-			user_done(t);
-			break;
-		case UOP_BRANCH:
-			t->pc = futexq_branch_taken(ts, t, u) ? u->to : t->pc + 1;
-			break;
-		case UOP_JUMP:
-			t->pc = u->to;
-			break;
-		case UOP_WAITERS:
-			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .field = BF_WAITERS }),
-					 ACCESS_RMW, TS_WAITERS_ACCESS)) {
-				/* the count changes when the line comes: fetch it meanwhile (on
-				 * machines whose bucket state misses the host's caches) */
-				if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
-					__builtin_prefetch(futexq_waiters_of(t, u), 1);
-				return;
-			}
-			futexq_waiters_done(t);
-			break;
-		case UOP_QUEUE:
-			futexq_enqueue(ts, t);
-			t->pc++;
-			break;
-		case UOP_SLEEP:
-			if (t->wake_pending) {
-				/* woken between queueing and schedule(): schedule() returns at once */
-				t->wake_pending = false;
-				t->pc++;
-				break;
-			}
-			task_sleep(ts, t);
-			return;
-		case UOP_WALK:
-			if (t->walk.stage == WS_START)
-				futexq_walk_start(t);
-			if (!futexq_walk_run(ts, t))
-				return;
-			break;
-		case UOP_RWSEM:
-			if (!line_access(ts, t, ts->rwsems->v[u->sem].line, ACCESS_RMW, TS_RWSEM_ACCESS) ||
-			    !rwsem_access_done(ts, t))
-				return;
-			break;
-		case UOP_PI:
-			if (u->operand != OPND_NONE && !line_access(ts, t, resolve_line(t, u), ACCESS_RMW, TS_PI_ACCESS))
-				return;
-			futexq_pi_done(ts, t);
-			break;
-		case UOP_NAP:
-			/* asleep until a timer (the workload's draw plus the uop's own) fires */
-			task_sleep(ts, t);
-			engine_schedule(ts->eng, t->clock + t->work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind,
-					t->id);
-			return;
-		default:
+		if (__builtin_expect(u->kind >= UOP_NKINDS, 0))
 			abort(); /* programs are built by futex_path.c only */
-		}
+		t->acct_class = time_class_of(u);
+		if (!uop_handlers[u->kind](ts, t, u))
+			return;
 	}
 }
 
