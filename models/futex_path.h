@@ -104,7 +104,7 @@ enum uop_operand {
 	OPND_BUCKET2_FIELD,/* the second target's bucket field uop.field (requeue) */
 	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
 	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
-	OPND_TASK_WORK,    /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
+	OPND_TASK_WORK,    /* UOP_WORK: task.call.work_ps (a workload's draw) + the uop's work_ps */
 	OPND_PI_STATE,     /* the target futex's pi_state line (the rt_mutex's wait_lock, owner) */
 	OPND_PI_STATE2,    /* the second target's */
 	OPND_WORD2_LINE,   /* the second target's futex word's line */

@@ -43,7 +43,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 		ts->cpu_current[c] = ts->runq_head[c] = ts->runq_tail[c] = TASK_NONE;
 	for (uint32_t i = 0; i < n; i++) {
 		ts->v[i].id = i;
-		ts->v[i].runq_next = TASK_NONE;
+		ts->v[i].sched.runq_next = TASK_NONE;
 		ts->v[i].acct_from = SIMTIME_MAX; /* until it starts: no time to count */
 		ts->hint[i] = (struct resume_hint){ COH_NONE, SPIN_NONE };
 	}
@@ -182,9 +182,9 @@ static inline uint8_t time_class_of(const struct uop *u)
  * through an event or by running ahead of the engine makes no difference. */
 static void acct_cross_start(const struct tasks *ts, struct task *t)
 {
-	memset(t->time_ps, 0, sizeof(t->time_ps));
-	memset(t->step_ps, 0, sizeof(t->step_ps));
-	memset(t->comp_ps, 0, sizeof(t->comp_ps));
+	memset(t->acct.time_ps, 0, sizeof(t->acct.time_ps));
+	memset(t->acct.step_ps, 0, sizeof(t->acct.step_ps));
+	memset(t->acct.comp_ps, 0, sizeof(t->acct.comp_ps));
 	if (t->acct_from < ts->window_start)
 		t->acct_from = ts->window_start;
 	t->acct_started = true;
@@ -196,7 +196,7 @@ static __attribute__((noinline)) void account_edge(const struct tasks *ts, struc
 	if (!t->acct_started)
 		acct_cross_start(ts, t);
 	if (t->clock > ts->window_end) {
-		t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+		t->acct.time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 		t->acct_from = t->clock;
 	}
 }
@@ -206,7 +206,7 @@ static inline void account(const struct tasks *ts, struct task *t)
 {
 	if (__builtin_expect(t->clock > task_acct_edge(ts, t), 0))
 		account_edge(ts, t);
-	t->time_ps[t->acct_class] += t->clock - t->acct_from;
+	t->acct.time_ps[t->acct_class] += t->clock - t->acct_from;
 	t->acct_from = t->clock;
 }
 
@@ -229,7 +229,7 @@ void task_account_stop(const struct tasks *ts, struct task *t)
 	/* (one that never reached the window keeps its edge there: nothing it counted is reported) */
 	if (!t->acct_started && t->clock > ts->window_start)
 		acct_cross_start(ts, t);
-	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+	t->acct.time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 	t->acct_from = SIMTIME_MAX;
 }
 
@@ -238,8 +238,8 @@ void tasks_reset_stats(struct tasks *ts)
 	for (uint32_t i = 0; i < ts->n; i++) {
 		struct task *t = &ts->v[i];
 
-		t->wakeups = t->chain_walked = t->requeued = t->switches_in = t->futex_calls = 0;
-		t->slept_ps = 0;
+		t->stats.wakeups = t->stats.chain_walked = t->stats.requeued = t->stats.switches_in = t->stats.futex_calls = 0;
+		t->stats.slept_ps = 0;
 		/* its time by class counts inside the window only (account), by its clock */
 	}
 }
@@ -260,7 +260,7 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 {
 	const struct work_parts *p = &ts->parts.v[u->parts - 1];
 	bool task_work = u->operand == OPND_TASK_WORK;
-	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
+	double total = (double)u->work_ps + (task_work ? (double)t->call.work_ps : 0);
 	simtime_t given = 0, whole = d;
 
 	account_work_edge(ts, t, whole);
@@ -269,15 +269,15 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 		simtime_t share = (simtime_t)((double)d * (double)p->ps[i] / total);
 
 		if (p->step[i] == WORK_STEP_USER) {
-			t->time_ps[TC_USER_WORK] += share;
+			t->acct.time_ps[TC_USER_WORK] += share;
 		} else {
-			t->step_ps[p->step[i]] += share;
-			t->time_ps[TC_KERNEL_WORK] += share;
+			t->acct.step_ps[p->step[i]] += share;
+			t->acct.time_ps[TC_KERNEL_WORK] += share;
 		}
 		given += share;
 	}
 	/* the rest: the workload's draw, and what rounding left */
-	t->time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
+	t->acct.time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
 	t->acct_from = t->clock + whole;
 }
 
@@ -289,24 +289,24 @@ void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t st
 
 	if (!t->acct_started) {
 		/* its clock never passed the window's start: it counted nothing of it */
-		memset(time_ps, 0, sizeof(t->time_ps));
-		memset(step_ps, 0, sizeof(t->step_ps));
+		memset(time_ps, 0, sizeof(t->acct.time_ps));
+		memset(step_ps, 0, sizeof(t->acct.step_ps));
 		time_ps[t->acct_class] += under_way;
 		return;
 	}
-	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
-	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	memcpy(time_ps, t->acct.time_ps, sizeof(t->acct.time_ps));
+	memcpy(step_ps, t->acct.step_ps, sizeof(t->acct.step_ps));
 	time_ps[t->acct_class] += under_way;
 	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
 		const struct work_parts *p = &ts->parts.v[c - 1];
 		double total = 0;
 
-		if (!t->comp_ps[c])
+		if (!t->acct.comp_ps[c])
 			continue;
 		for (uint8_t i = 0; i < p->n; i++)
 			total += (double)p->ps[i];
 		for (uint8_t i = 0; i < p->n && total > 0; i++) {
-			simtime_t share = (simtime_t)((double)t->comp_ps[c] * (double)p->ps[i] / total);
+			simtime_t share = (simtime_t)((double)t->acct.comp_ps[c] * (double)p->ps[i] / total);
 
 			if (p->step[i] != WORK_STEP_USER) {
 				step_ps[p->step[i]] += share;
@@ -361,16 +361,16 @@ static bool run_work(struct tasks *ts, struct task *t, const struct uop *u)
 		d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
 	else if (u->operand == OPND_TASK_WORK)
 		/* the workload's draw, and fixed work merged into this micro-op */
-		d = work_time(ts, t, t->work_ps + u->work_ps);
+		d = work_time(ts, t, t->call.work_ps + u->work_ps);
 	else
 		d = work_time(ts, t, u->work_ps);
 	if (u->parts && u->operand != OPND_TASK_WORK && u->parts < WORK_COMPS) {
 		/* split when reported (tasks_split_work) */
 		if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
 			account_work_edge(ts, t, d);
-			t->comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
+			t->acct.comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
 		} else {
-			t->comp_ps[u->parts] += d;
+			t->acct.comp_ps[u->parts] += d;
 		}
 	} else if (u->parts)
 		credit_work(ts, t, u, d);
@@ -463,9 +463,9 @@ static bool run_queue(struct tasks *ts, struct task *t, const struct uop *u)
 static bool run_sleep(struct tasks *ts, struct task *t, const struct uop *u)
 {
 	(void)u;
-	if (t->wake_pending) {
+	if (t->wait.wake_pending) {
 		/* woken between queueing and schedule(): schedule() returns at once */
-		t->wake_pending = false;
+		t->wait.wake_pending = false;
 		t->pc++;
 		return true;
 	}
@@ -493,7 +493,7 @@ static bool run_nap(struct tasks *ts, struct task *t, const struct uop *u)
 {
 	/* asleep until a timer (the workload's draw plus the uop's own) fires */
 	task_sleep(ts, t);
-	engine_schedule(ts->eng, t->clock + t->work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind, t->id);
+	engine_schedule(ts->eng, t->clock + t->call.work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind, t->id);
 	return false;
 }
 
@@ -554,7 +554,7 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 
 	for (uint32_t j = 0; j < ntargets; j++) {
 		/* a requeue's second futex is one of the targets too */
-		probe.target = probe.target2 = targets[j];
+		probe.target = probe.call.target2 = targets[j];
 		if (j > 0 && listed) {
 			for (uint32_t k = 0; k < nmoving; k++)
 				note_uop_line(ts, &probe, &t->prog[moving[k]]);
@@ -660,12 +660,12 @@ static void on_wake(void *ctx, uint32_t task)
 	struct tasks *ts = ctx;
 	struct task *t = &ts->v[task];
 	/* blocked from going to sleep until now (wake-up latency included), in the window */
-	simtime_t from = t->slept_at > ts->window_start ? t->slept_at : ts->window_start;
+	simtime_t from = t->wait.slept_at > ts->window_start ? t->wait.slept_at : ts->window_start;
 
 	if (ts->eng->now > from)
-		t->slept_ps += ts->eng->now - from;
-	t->rt_woken = false;
-	if (!t->rt_queued) /* an rtlock's waiter retries its lock micro-op */
+		t->stats.slept_ps += ts->eng->now - from;
+	t->sched.rt_woken = false;
+	if (!t->sched.rt_queued) /* an rtlock's waiter retries its lock micro-op */
 		t->pc++;
 	cpu_enter(ts, t, ts->eng->now);
 }

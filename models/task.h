@@ -123,7 +123,7 @@ typedef void (*task_hook_fn)(void *ctx, struct task *t);
  * micro-op's time, from its start to the next's, its waits included, within the
  * measured window. Consecutive local work of several path steps is one micro-op;
  * its time goes to its parts (struct work_parts) in proportion to their work:
- * the kernel's by step (task.step_ps), the library's and the workload's to user_work. */
+ * the kernel's by step (task.acct.step_ps), the library's and the workload's to user_work. */
 enum time_class {
 	TC_KERNEL_WORK,   /* local work on the futex path (syscall entry/exit, key, hash, ...) */
 	TC_USER_WORK,     /* the workload's own work between calls */
@@ -140,11 +140,78 @@ enum time_class {
 };
 extern const char *const time_class_names[]; /* NULL-terminated, in enum order */
 
-/* A simulated thread. The fields an op touches come first, so that the state of a
- * task, among thousands, costs the host few cache misses per op; the rest (waiting,
- * PREEMPT_RT, scheduling, counters for reports) follows. Aligned to host lines. */
+/* The futex call a task's program makes: its arguments, set by the workload before
+ * the program (models/usync.h), and what it found, read by the workload after it. */
+struct task_call {
+	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
+	struct futex_word *word;      /* uaddr (user atomics act on it too) */
+	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
+	uint32_t old_value;           /* the word's value its last user atomic or PI_LOCK_ATOMIC found */
+	uint32_t proxy_woken;         /* PI_PROXY_LOCK: waiters it woke owning the second futex (0 or 1) */
+	uint32_t nwake, nrequeue;
+	struct futex_word *word2;     /* uaddr2 of a requeue */
+	struct op_target target2;     /* uaddr2's table and bucket */
+};
+
+/* Where a task's time went (futexsim explain), counted by its own clock inside the
+ * measured window (task.c: account); the current micro-op's class and start are
+ * run state (task.acct_class, acct_from). */
+struct task_acct {
+	simtime_t time_ps[TC_NCLASSES]; /* by what it did (enum time_class): every micro-op adds to one */
+	simtime_t comp_ps[WORK_COMPS];  /* the time of fixed work micro-ops, by composition (their
+					   parts, below WORK_COMPS): split by step when reported */
+	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once
+					   (the rare ones: last, the cold end of the group) */
+};
+
+/* A task's CPU: its place in the run queue, its slice, and PREEMPT_RT's sleeping
+ * bucket lock (whose holder may be preempted inside its section). */
+struct task_sched {
+	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
+	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
+	uint32_t runq_next;           /* next task in its CPU's run queue */
+	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
+	simtime_t slice_start;        /* when it last got its CPU */
+};
+
+/* A task's wait: as a futex waiter on a bucket's chain (models/futex_queue.h), and
+ * asleep (a futex's, a semaphore's or an rtlock's queue, or a nap). */
+struct task_wait {
+	struct futex_word *word;      /* the word it is queued on, NULL when not queued */
+	const struct futex_table *table; /* the chain it is on: its table and bucket */
+	simtime_t slept_at;           /* when it last went to sleep */
+	uint32_t chain_next;          /* next task in its bucket's chain */
+	uint32_t bucket;
+	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
+	bool wake_pending;            /* woken before it went to sleep: do not sleep */
+};
+
+/* A chain walk in progress (UOP_WALK, models/futex_queue.h), as waker or requeuer. */
+struct chain_walk {
+	uint32_t prev, cur;           /* the entry before the one it visits, and that one */
+	uint32_t taken;               /* the entry it is unlinking */
+	uint8_t stage;                /* enum walk_stage */
+	uint32_t woken, moved;        /* waiters woken and requeued by this walk */
+};
+
+/* A task's counters for reports, restarted when the window starts (tasks_reset_stats). */
+struct task_stats {
+	uint64_t wakeups;             /* times it was woken from a futex wait */
+	uint64_t chain_walked;        /* chain entries its walks visited */
+	uint64_t requeued;            /* waiters its requeues moved */
+	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
+	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
+	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
+};
+
+/* A simulated thread, in parts: its run state, then the futex call, the time
+ * accounting, the CPU, the wait, the walk and the counters. The order is the hot
+ * path's: the run state every micro-op touches comes first (the first two host
+ * lines), then what each op touches (its call, its time by class), then what only
+ * blocking, scheduling and reports touch, so that the state of a task, among
+ * thousands, costs the host few cache misses per op. Aligned to host lines. */
 struct task {
-	/* every op */
+	/* run state: every micro-op */
 	uint32_t id;
 	uint32_t cpu, core, node;
 	uint32_t process;
@@ -167,52 +234,12 @@ struct task {
 	simtime_t last_program_clock; /* its clock when it last completed one */
 	uint32_t programs_same_time;  /* programs completed in a row without its clock moving */
 
-	/* the current futex call's arguments, set by the workload */
-	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
-	struct futex_word *word;      /* uaddr (user atomics act on it too) */
-	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
-	uint32_t old_value;           /* the word's value its last user atomic or PI_LOCK_ATOMIC found */
-	uint32_t proxy_woken;         /* PI_PROXY_LOCK: waiters it woke owning the second futex (0 or 1) */
-	uint32_t nwake, nrequeue;
-	struct futex_word *word2;     /* uaddr2 of a requeue */
-	struct op_target target2;     /* uaddr2's table and bucket */
-
-	simtime_t time_ps[TC_NCLASSES]; /* in the window, by what it did (enum time_class) */
-	simtime_t comp_ps[WORK_COMPS];  /* the time of fixed work micro-ops, by composition (their
-					   arg, below WORK_COMPS): split by step when reported */
-
-	/* PREEMPT_RT and scheduling */
-	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
-	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
-	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
-	uint32_t runq_next;           /* next task in its CPU's run queue */
-	simtime_t slice_start;        /* when it last got its CPU */
-
-	/* as a futex waiter */
-	uint32_t chain_next;          /* next task in its bucket's chain */
-	struct futex_word *waiting_on;/* the word it is queued on, NULL when not queued */
-	const struct futex_table *wait_table;
-	uint32_t wait_bucket;
-	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
-	bool wake_pending;            /* woken before it went to sleep: do not sleep */
-	simtime_t slept_at;
-
-	/* a chain walk in progress (UOP_WALK, models/futex_queue.h) */
-	struct chain_walk {
-		uint32_t prev, cur;   /* the entry before the one it visits, and that one */
-		uint32_t taken;       /* the entry it is unlinking */
-		uint8_t stage;        /* enum walk_stage */
-		uint32_t woken, moved;/* waiters woken and requeued by this walk */
-	} walk;
-
-	/* counters for reports */
-	uint64_t wakeups;             /* times it was woken from a futex wait */
-	uint64_t chain_walked;        /* chain entries its walks visited */
-	uint64_t requeued;            /* waiters its requeues moved */
-	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
-	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
-	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
-	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once */
+	struct task_call call;        /* the futex call: every op */
+	struct task_acct acct;        /* its time: every micro-op adds to acct.time_ps */
+	struct task_sched sched;      /* its CPU: context switches, PREEMPT_RT's lock */
+	struct task_wait wait;        /* blocking ops and sleeps */
+	struct chain_walk walk;       /* wakes and requeues */
+	struct task_stats stats;      /* reports */
 } __attribute__((aligned(64)));
 
 /* A row of TASK_TRANSITIONS, and the table itself (for tests and messages). */

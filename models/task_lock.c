@@ -147,17 +147,17 @@ static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 			return LOCK_NEXT;
 		}
 	} else {
-		taken = rtlock_try_take(ts->locks, lock, t->id, t->rt_queued, ts->eng->now);
+		taken = rtlock_try_take(ts->locks, lock, t->id, t->sched.rt_queued, ts->eng->now);
 	}
 	if (taken) {
-		t->rt_queued = false;
-		t->lock_taken_at = t->clock;
+		t->sched.rt_queued = false;
+		t->sched.lock_taken_at = t->clock;
 		lock_held(t);
 		return LOCK_HELD;
 	}
-	if (!t->rt_queued) {
+	if (!t->sched.rt_queued) {
 		rtlock_enqueue(ts->locks, lock, t->id, ts->eng->now);
-		t->rt_queued = true;
+		t->sched.rt_queued = true;
 	}
 	t->burst_line = COH_NONE;
 	owner = ts->locks->locks[lock].holder;
@@ -196,7 +196,7 @@ static void rtlock_owner_off_cpu(struct tasks *ts, uint32_t lock)
 static bool slice_ended_in_section(const struct tasks *ts, const struct task *t)
 {
 	return !t->background && ts->runq_head[t->cpu] != TASK_NONE &&
-	       t->lock_taken_at - t->slice_start < ts->timeslice_ps && t->clock - t->slice_start >= ts->timeslice_ps;
+	       t->sched.lock_taken_at - t->sched.slice_start < ts->timeslice_ps && t->clock - t->sched.slice_start >= ts->timeslice_ps;
 }
 
 bool rtunlock_access_done(struct tasks *ts, struct task *t)
@@ -219,8 +219,8 @@ bool rtunlock_access_done(struct tasks *ts, struct task *t)
 
 		if (w->state == TS_RT_SPIN) {
 			rtlock_spin_ended(ts, w);
-		} else if (w->state == TS_SLEEP && !w->rt_woken) {
-			w->rt_woken = true;
+		} else if (w->state == TS_SLEEP && !w->sched.rt_woken) {
+			w->sched.rt_woken = true;
 			task_wake(ts, w);
 		}
 	}
@@ -284,6 +284,6 @@ void lock_handed_over(struct tasks *ts, struct task *t)
 
 bool task_in_bucket_lock(const struct task *t)
 {
-	return t->locks_held || t->rt_queued || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS ||
+	return t->locks_held || t->sched.rt_queued || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS ||
 	       t->state == TS_LOCK_SPIN || t->state == TS_LOCK_TAKE || t->state == TS_RT_SPIN;
 }

@@ -235,7 +235,7 @@ static void slept(void *ctx, struct task *t)
 {
 	struct perfwake *w = ctx;
 
-	if (!is_blocked_thread(w, t) || t->waiting_on != &w->f1->w)
+	if (!is_blocked_thread(w, t) || t->wait.word != &w->f1->w)
 		return;
 	if (++w->asleep == w->p->blocked)
 		start_run(w);
@@ -323,13 +323,13 @@ static void program_done(void *state, struct task *t)
 	const struct perfwake_params *p = w->p;
 
 	if (is_blocked_thread(w, t)) {
-		if (!p->pi || t->word == &w->f1->w) {
+		if (!p->pi || t->call.word == &w->f1->w) {
 			/* back from its wait: woken */
 			if (run_in_window(w))
 				gsl_histogram_increment(w->u.latency, (double)(t->clock - w->run_start));
 			task_count_op(ts, t);
 		}
-		if (p->pi && t->word == &w->f1->w) {
+		if (p->pi && t->call.word == &w->f1->w) {
 			/* owning futex2 (perf: "got the lock at futex2"), it unlocks it */
 			if ((w->f2->w.value & FUTEX_TID_MASK) != t->id + 1)
 				w->violations++;
@@ -367,7 +367,7 @@ static void program_done(void *state, struct task *t)
 	case SUITE_REQUEUE:
 		if (w->timing) {
 			/* the syscall's return: woken (by the PI proxy) and requeued */
-			uint32_t woken = p->pi ? t->proxy_woken : t->walk.woken;
+			uint32_t woken = p->pi ? t->call.proxy_woken : t->walk.woken;
 
 			w->count += woken + t->walk.moved;
 			w->calls++;

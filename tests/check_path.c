@@ -585,8 +585,8 @@ static void sim_setup(uint32_t value, uint32_t expected)
 	ck_assert_uint_eq(b.n, WAIT_NUOPS);
 	t0->prog = sf.prog[0];
 	t0->nuops = b.n;
-	t0->word = &sf.w;
-	t0->expected = expected;
+	t0->call.word = &sf.w;
+	t0->call.expected = expected;
 
 	b = builder(sf.s.k, sf.s.m, false, sf.prog[1]);
 	path_emit(&b, (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = WAKER_DELAY_PS });
@@ -594,9 +594,9 @@ static void sim_setup(uint32_t value, uint32_t expected)
 	t1->prog = sf.prog[1];
 	t1->nuops = b.n;
 	t1->target = t0->target;
-	t1->word = &sf.w;
-	t1->nwake = 1;
-	t1->nrequeue = 0;
+	t1->call.word = &sf.w;
+	t1->call.nwake = 1;
+	t1->call.nrequeue = 0;
 
 	/* both use the bucket's line now: neither may run ahead on it alone */
 	task_note_lines(&sf.s.tasks, t0, &t0->target, 1);
@@ -648,7 +648,7 @@ START_TEST(test_sim_wait_value_changed)
 	ck_assert_uint_eq(sf.done_at[0], 315500);
 	ck_assert_uint_eq(t0->state, TS_IDLE);
 	ck_assert_uint_eq(t0->ops, 1);
-	ck_assert_ptr_null(t0->waiting_on);
+	ck_assert_ptr_null(t0->wait.word);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], FUTEX_CHAIN_END);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 0);
 	ck_assert(spinlock_is_free(&sf.s.locks, bucket_lock(t0)));
@@ -660,9 +660,9 @@ START_TEST(test_sim_wait_value_changed)
 	ck_assert_uint_eq(sf.done[1], 1);
 	ck_assert_uint_eq(sf.done[0], 1);
 	ck_assert_uint_ge(sf.done_at[1], WAKER_DELAY_PS);
-	ck_assert_uint_eq(t1->chain_walked, 0);   /* waiters 0: no walk */
-	ck_assert_uint_eq(t0->wakeups, 0);
-	ck_assert_uint_eq(t0->slept_ps, 0);
+	ck_assert_uint_eq(t1->stats.chain_walked, 0);   /* waiters 0: no walk */
+	ck_assert_uint_eq(t0->stats.wakeups, 0);
+	ck_assert_uint_eq(t0->stats.slept_ps, 0);
 	ck_assert_uint_eq(sf.s.locks.locks[bucket_lock(t0)].acquisitions, 1); /* not the waker's */
 	ck_assert_uint_eq(sf.w.value, 2);         /* FUTEX_WAIT only reads it */
 	sim_teardown();
@@ -690,10 +690,10 @@ START_TEST(test_sim_wait_value_matches)
 	ck_assert_uint_eq(sf.done[0], 0);
 	ck_assert_uint_eq(t0->state, TS_SLEEP);
 	ck_assert_uint_eq(t0->pc, WAIT_SLEEP_PC);
-	ck_assert_uint_eq(t0->slept_at, 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
+	ck_assert_uint_eq(t0->wait.slept_at, 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
 						FILL_PS + LINE_HIT_PS + LINE_HIT_PS + SCHEDULE_PS);
-	ck_assert_uint_eq(t0->slept_at, 1310500);
-	ck_assert_ptr_eq(t0->waiting_on, &sf.w);
+	ck_assert_uint_eq(t0->wait.slept_at, 1310500);
+	ck_assert_ptr_eq(t0->wait.word, &sf.w);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], 0);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 1);
 	ck_assert(spinlock_is_free(&sf.s.locks, bucket_lock(t0))); /* unlocked before sleeping */
@@ -703,13 +703,13 @@ START_TEST(test_sim_wait_value_matches)
 	sim_advance(&sf.s, sf.s.end);
 	ck_assert_msg(sim_finish(&sf.s, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(sf.done[1], 1);
-	ck_assert_uint_eq(t1->chain_walked, 1);   /* it found the waiter first in the chain */
+	ck_assert_uint_eq(t1->stats.chain_walked, 1);   /* it found the waiter first in the chain */
 	ck_assert_uint_eq(sf.done[0], 1);
 	ck_assert_uint_eq(t0->ops, 1);
-	ck_assert_uint_eq(t0->wakeups, 1);
-	ck_assert_ptr_null(t0->waiting_on);
+	ck_assert_uint_eq(t0->stats.wakeups, 1);
+	ck_assert_ptr_null(t0->wait.word);
 	ck_assert_uint_ge(sf.done_at[0], WAKER_DELAY_PS + WAKEUP_LATENCY_PS);
-	ck_assert_uint_ge(t0->slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1310500);
+	ck_assert_uint_ge(t0->stats.slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1310500);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], FUTEX_CHAIN_END);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 0);
 	ck_assert_uint_eq(sf.s.locks.locks[bucket_lock(t0)].acquisitions, 2); /* waiter and waker */
