@@ -56,11 +56,33 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	return 0;
 }
 
-void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines)
+void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, struct rwsems *rwsems,
+		  const uint32_t *qnode_lines)
 {
 	ts->coh = coh;
 	ts->locks = locks;
+	ts->rwsems = rwsems;
 	ts->qnode_lines = qnode_lines;
+}
+
+void tasks_configure(struct tasks *ts, const struct kernel_design *k, gsl_rng *rng, simtime_t window_start,
+		     simtime_t window_end, task_hook_fn op_counted, void *op_counted_ctx)
+{
+	ts->wakeup_latency_ps = k->wakeup_latency_ps;
+	ts->context_switch_ps = k->context_switch_ps;
+	ts->timeslice_ps = k->timeslice_ps;
+	ts->preempt_rt = k->preempt_rt;
+	ts->rng = rng;
+	ts->window_start = window_start;
+	ts->window_end = window_end;
+	ts->op_counted = op_counted;
+	ts->op_counted_ctx = op_counted_ctx;
+}
+
+void tasks_set_slept(struct tasks *ts, task_hook_fn slept, void *ctx)
+{
+	ts->slept = slept;
+	ts->slept_ctx = ctx;
 }
 
 void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *ctx)

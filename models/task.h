@@ -318,10 +318,22 @@ struct tasks {
  * is stopped as stalled (a design whose every cost is 0 on some loop). */
 #define TASK_MAX_PROGRAMS_SAME_TIME 100000u
 
+/* The init contract: every field of struct tasks is set by these, in this order
+ * (the workload's setup, between the third stage and the last, starts tasks). */
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n);
-/* Second stage, once the coherence and lock models exist (they need the task count). */
-void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines);
-/* Third, once the workload exists: its hook for every program completed before
+/* Second stage, once the coherence, lock and rwsem models exist (they need the task
+ * count): the models the executor works on. */
+void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, struct rwsems *rwsems,
+		  const uint32_t *qnode_lines);
+/* Third: the run's parameters. The kernel's scheduling costs and whether its bucket
+ * locks are PREEMPT_RT's, the random source of OPND_RANDOM_EXP work, the measuring
+ * window [window_start, window_end), and the run's hook for every counted op (the
+ * time series; NULL for none). */
+void tasks_configure(struct tasks *ts, const struct kernel_design *k, gsl_rng *rng, simtime_t window_start,
+		     simtime_t window_end, task_hook_fn op_counted, void *op_counted_ctx);
+/* The workload's hook, when one of its tasks goes to sleep (optional: from its setup). */
+void tasks_set_slept(struct tasks *ts, task_hook_fn slept, void *ctx);
+/* Last, once the workload exists: its hook for every program completed before
  * the window's end (it sets the task's next program and target, or stops it). */
 void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *ctx);
 void tasks_free(struct tasks *ts);

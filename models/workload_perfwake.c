@@ -300,8 +300,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 	}
 	w->first = world->ft->procs[0].first_task;
 	w->runs_begun = 1;
-	world->tasks->slept = slept;
-	world->tasks->slept_ctx = w;
+	tasks_set_slept(world->tasks, slept, w);
 	return usync_start(&w->u, &w->ps, e);
 }
 
