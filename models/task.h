@@ -61,8 +61,9 @@ enum task_state {
 
 /* The executor's state machine: every state change there is, as (from, to, when).
  * Nothing else is valid: task_set_state checks each change against this table in
- * FUTEXSIM_DEBUG builds (make sanitize), and tests/check_taskstate.c shows every
- * row reachable. A micro-op a task can finish at once leaves it in TS_RUN (the
+ * FUTEXSIM_DEBUG builds (make sanitize), where tests/check_taskstate.c shows every
+ * row reached (by scenarios; TS_LOCK_SPIN -> TS_RUN, which needs the spinner's CPU to
+ * hold the lock's line when it sees the lock free, only by a staged grant). A micro-op a task can finish at once leaves it in TS_RUN (the
  * row TS_RUN -> TS_RUN); a wait TS_*_ACCESS ends with the coherence model's grant
  * (tasks_on_grant), which finishes the micro-op and runs the task on, or moves it
  * to the protocol's next wait. Wake-ups and hand-offs come as engine events.
