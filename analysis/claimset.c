@@ -482,7 +482,7 @@ static int check_preempt_rt(const struct claim *c, const struct claim_options *o
 				return release(&a), -1;
 			tp[k][b] = point_averaged(&a.s);
 			for (uint32_t i = 0; i < a.s.tasks.n; i++)
-				slept += a.s.tasks.v[i].slept_ps;
+				slept += a.s.tasks.v[i].stats.slept_ps;
 			span = a.s.tasks.window_end - a.s.tasks.window_start;
 			asleep[k][b] = span ? (double)slept / ((double)span * a.s.tasks.n) : 0;
 			release(&a);

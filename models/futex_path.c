@@ -4,10 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <string.h>
-
 #include "models/memmap.h"
 #include "models/rwsem.h"
+
+bool uop_same(const struct uop *a, const struct uop *b)
+{
+	if (a->kind != b->kind || a->operand != b->operand || a->work_ps != b->work_ps)
+		return false;
+	switch (a->kind) {
+	case UOP_WORK:
+		return a->parts == b->parts;
+	case UOP_ACCESS:
+		return a->access == b->access &&
+		       (a->operand == OPND_LINE ? a->line == b->line
+			: a->operand == OPND_BUCKET_FIELD || a->operand == OPND_BUCKET2_FIELD ? a->field == b->field
+												 : true);
+	case UOP_RWSEM:
+		return a->rwsem_op == b->rwsem_op && a->sem == b->sem;
+	case UOP_USER:
+		return a->user_op == b->user_op;
+	case UOP_BRANCH:
+		return a->cond == b->cond && a->to == b->to;
+	case UOP_JUMP:
+		return a->to == b->to;
+	case UOP_WAITERS:
+		return a->inc == b->inc;
+	case UOP_WALK:
+		return a->requeue == b->requeue;
+	case UOP_PI:
+		return a->pi_op == b->pi_op;
+	default:
+		return true; /* kind, operand and work_ps are all there is */
+	}
+}
 
 void path_emit(struct path_builder *b, struct uop u)
 {
@@ -52,8 +81,8 @@ static void add_part(struct path_builder *b, struct uop *u, simtime_t ps)
 
 	if (!b->parts || !ps)
 		return;
-	if (u->arg)
-		p = b->parts->v[u->arg - 1];
+	if (u->parts)
+		p = b->parts->v[u->parts - 1];
 	for (i = 0; i < p.n && p.step[i] != b->step; i++)
 		;
 	if (i == p.n && p.n < WORK_MAX_PARTS)
@@ -61,7 +90,7 @@ static void add_part(struct path_builder *b, struct uop *u, simtime_t ps)
 	else if (i == p.n)
 		i = (uint8_t)(p.n - 1); /* more steps than parts: the last one takes it */
 	p.ps[i] += ps;
-	u->arg = work_parts_intern(b->parts, &p);
+	u->parts = work_parts_intern(b->parts, &p);
 }
 
 void path_emit_work(struct path_builder *b, simtime_t ps)
@@ -80,23 +109,29 @@ void path_emit_work(struct path_builder *b, simtime_t ps)
 	}
 }
 
-void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg)
+void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t where)
 {
-	if (operand == OPND_LINE && arg == COH_NONE) {
+	struct uop u = { .kind = UOP_ACCESS, .access = (uint8_t)kind, .operand = (uint8_t)operand };
+	struct uop *prev = b->n ? &b->uops[b->n - 1] : NULL;
+	struct uop as_read;
+
+	if (operand == OPND_LINE && where == COH_NONE) {
 		b->missing_line = true;
 		return;
 	}
-	struct uop *prev = b->n ? &b->uops[b->n - 1] : NULL;
-
+	if (operand == OPND_LINE)
+		u.line = where;
+	else if (operand == OPND_BUCKET_FIELD || operand == OPND_BUCKET2_FIELD)
+		u.field = where;
 	/* A load and, next in the path, a write or locked RMW of the same line (the
 	 * private hash's immutable flag, then its reference count): the out-of-order
 	 * core has the store's address before the load's miss returns, and asks for the
 	 * line once, for ownership [A] (docs/model.md). The load becomes that request. */
-	if (kind != ACCESS_READ && prev && prev->kind == UOP_ACCESS && prev->access == ACCESS_READ &&
-	    prev->operand == operand && prev->arg == arg)
+	as_read = u;
+	as_read.access = ACCESS_READ;
+	if (kind != ACCESS_READ && prev && uop_same(prev, &as_read))
 		prev->access = (uint8_t)ACCESS_WRITE;
-	path_emit(b, (struct uop){ .kind = UOP_ACCESS, .access = (uint8_t)kind, .operand = (uint8_t)operand,
-				   .arg = arg });
+	path_emit(b, u);
 }
 
 /* --- steps --- */
@@ -184,7 +219,7 @@ static void step_wait_setup(struct path_builder *b)
  * waker reads (futex_hb_waiters_pending) */
 static void emit_waiters(struct path_builder *b, enum uop_operand bucket, bool inc)
 {
-	path_emit(b, (struct uop){ .kind = UOP_WAITERS, .operand = (uint8_t)bucket, .arg = inc });
+	path_emit(b, (struct uop){ .kind = UOP_WAITERS, .operand = (uint8_t)bucket, .inc = inc });
 }
 
 static void step_waiters_inc(struct path_builder *b)
@@ -277,18 +312,18 @@ static void step_sleep(struct path_builder *b)
 static void step_waiters_pending(struct path_builder *b)
 {
 	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_WAITERS);
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NO_WAITERS, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .cond = BR_NO_WAITERS, .operand = OPND_NONE });
 }
 
 static void step_wake_walk(struct path_builder *b)
 {
-	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .arg = 0,
+	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .requeue = 0,
 				   .work_ps = b->costs_ps[KC_CHAIN_ENTRY] });
 }
 
 static void step_requeue_walk(struct path_builder *b)
 {
-	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .arg = 1,
+	path_emit(b, (struct uop){ .kind = UOP_WALK, .operand = OPND_NONE, .requeue = 1,
 				   .work_ps = b->costs_ps[KC_CHAIN_ENTRY] });
 }
 
@@ -314,7 +349,7 @@ static void step_cmp_uval(struct path_builder *b)
 {
 	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
 	path_emit_access(b, ACCESS_READ, OPND_WORD_LINE, 0);
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_VALUE_NE, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .cond = BR_VALUE_NE, .operand = OPND_NONE });
 }
 
 /* futex_lock_pi_atomic(): futex_top_waiter() reads the chain, then the word's
@@ -323,7 +358,7 @@ static void step_pi_lock_atomic(struct path_builder *b)
 {
 	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
 	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
-	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_LOCK_ATOMIC, .operand = OPND_WORD_LINE });
+	path_emit(b, (struct uop){ .kind = UOP_PI, .pi_op = PI_LOCK_ATOMIC, .operand = OPND_WORD_LINE });
 }
 
 /* attach_to_pi_owner()/attach_to_pi_state() and __rt_mutex_start_proxy_lock(): the
@@ -344,7 +379,7 @@ static void step_pi_fixup(struct path_builder *b)
 static void step_pi_unqueue(struct path_builder *b)
 {
 	path_emit_access(b, ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN);
-	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_UNQUEUE, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_PI, .pi_op = PI_UNQUEUE, .operand = OPND_NONE });
 }
 
 /* futex_unlock_pi() under the bucket lock: futex_top_waiter() reads the chain; with
@@ -356,17 +391,17 @@ static void step_pi_unlock(struct path_builder *b)
 
 	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
 	branch = b->n;
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NO_PI_WAITER, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .cond = BR_NO_PI_WAITER, .operand = OPND_NONE });
 	path_emit_work(b, b->costs_ps[KC_PI_STATE]);
 	path_emit_access(b, ACCESS_RMW, OPND_PI_STATE, 0);
-	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_HANDOFF, .operand = OPND_WORD_LINE });
+	path_emit(b, (struct uop){ .kind = UOP_PI, .pi_op = PI_HANDOFF, .operand = OPND_WORD_LINE });
 	jump = b->n;
 	path_emit(b, (struct uop){ .kind = UOP_JUMP, .operand = OPND_NONE });
 	if (!b->overflow)
-		b->uops[branch].arg = b->n;
-	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_RELEASE, .operand = OPND_WORD_LINE });
+		b->uops[branch].to = b->n;
+	path_emit(b, (struct uop){ .kind = UOP_PI, .pi_op = PI_RELEASE, .operand = OPND_WORD_LINE });
 	if (!b->overflow)
-		b->uops[jump].arg = b->n;
+		b->uops[jump].to = b->n;
 }
 
 /* futex_proxy_trylock_atomic() under both bucket locks: the first futex's top
@@ -376,7 +411,7 @@ static void step_pi_proxy_lock(struct path_builder *b)
 {
 	path_emit_access(b, ACCESS_READ, OPND_BUCKET_FIELD, BF_CHAIN);
 	path_emit_work(b, b->costs_ps[KC_UVAL_READ]);
-	path_emit(b, (struct uop){ .kind = UOP_PI, .access = PI_PROXY_LOCK, .operand = OPND_WORD2_LINE });
+	path_emit(b, (struct uop){ .kind = UOP_PI, .pi_op = PI_PROXY_LOCK, .operand = OPND_WORD2_LINE });
 	path_emit_work(b, b->costs_ps[KC_PI_STATE]);
 	path_emit_access(b, ACCESS_RMW, OPND_PI_STATE2, 0);
 }
@@ -385,7 +420,7 @@ static void step_pi_proxy_lock(struct path_builder *b)
  * for us and unqueued us): nothing left but the hash put (patched past unlock2) */
 static void step_pi_requeue_done(struct path_builder *b)
 {
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = BR_NOT_QUEUED, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .cond = BR_NOT_QUEUED, .operand = OPND_NONE });
 }
 
 static void step_lock2(struct path_builder *b)
@@ -415,8 +450,8 @@ static bool legacy_key(const struct path_builder *b)
 static void step_mmap_rwsem(struct path_builder *b, enum rwsem_op op)
 {
 	if (legacy_key(b))
-		path_emit(b, (struct uop){ .kind = UOP_RWSEM, .access = (uint8_t)op, .operand = OPND_NONE,
-					   .arg = b->mmap_sem });
+		path_emit(b, (struct uop){ .kind = UOP_RWSEM, .rwsem_op = (uint8_t)op, .operand = OPND_NONE,
+					   .sem = b->mmap_sem });
 }
 
 static void step_mmap_read_lock(struct path_builder *b)
@@ -541,7 +576,7 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 			return fs_fail(e, FS_ERR_INPUT, "kernel path %s: step '%s' needs layout.bucket.fields.%s", name,
 				       futex_step_names[list[i]], bucket_field_names[s->needs_field]);
 		if (pending >= 0 && list[i] == target_step && !after) {
-			b->uops[pending].arg = b->n;
+			b->uops[pending].to = b->n;
 			pending = -1;
 		}
 		b->step = list[i];
@@ -554,7 +589,7 @@ static int emit_steps(struct path_builder *b, const uint8_t *list, uint32_t n, c
 				       "does not have (layout.mm / layout.private_hash_header)",
 				       name, futex_step_names[list[i]]);
 		if (pending >= 0 && list[i] == target_step && after) {
-			b->uops[pending].arg = b->n;
+			b->uops[pending].to = b->n;
 			pending = -1;
 		}
 		if ((list[i] == STEP_WAITERS_PENDING || list[i] == STEP_CMP_UVAL || list[i] == STEP_PI_REQUEUE_DONE) &&
@@ -599,17 +634,17 @@ static int build_branching(struct path_builder *b, enum futex_op_kind first_op, 
 	if (check_locking(seq, split + block->nsteps, both, e) < 0 || emit_steps(b, first->steps, split, name, e) < 0)
 		return -1;
 	branch = b->n;
-	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .access = cond, .operand = OPND_NONE });
+	path_emit(b, (struct uop){ .kind = UOP_BRANCH, .cond = cond, .operand = OPND_NONE });
 	if (emit_steps(b, block->steps, block->nsteps, block_name, e) < 0)
 		return -1;
 	jump = b->n;
 	path_emit(b, (struct uop){ .kind = UOP_JUMP, .operand = OPND_NONE });
 	if (!b->overflow)
-		b->uops[branch].arg = b->n;
+		b->uops[branch].to = b->n;
 	if (emit_steps(b, first->steps + split, first->nsteps - split, name, e) < 0)
 		return -1;
 	if (!b->overflow)
-		b->uops[jump].arg = b->n;
+		b->uops[jump].to = b->n;
 	return 0;
 }
 

@@ -47,23 +47,24 @@
 
 enum uop_kind {
 	UOP_WORK,    /* local work: work_ps (operand OPND_RANDOM_EXP: exponential with that mean;
-			OPND_TASK_WORK: the task's work_ps plus work_ps); arg: its work_parts + 1, or 0 */
-	UOP_ACCESS,  /* a line access: access, operand */
+			OPND_TASK_WORK: the task's work_ps plus work_ps); parts: its work_parts + 1, or 0 */
+	UOP_ACCESS,  /* a line access: access on the operand's line (line, or field) */
 	UOP_LOCK,    /* take the operand's spinlock (work_ps: the contended slow path's local work) */
 	UOP_UNLOCK,
-	UOP_RWSEM,   /* access = enum rwsem_op on rwsem arg */
-	UOP_USER,    /* access = enum user_op on the task's futex word (its value and its line) */
-	UOP_BRANCH,  /* access = enum branch_cond: when it holds, jump to uop arg */
-	UOP_JUMP,    /* continue at uop arg */
-	UOP_WAITERS, /* RMW of the operand bucket's waiters field; arg 1 = +1, 0 = -1 */
+	UOP_RWSEM,   /* rwsem_op on the semaphore sem */
+	UOP_USER,    /* user_op on the task's futex word (its value and its line) */
+	UOP_BRANCH,  /* when cond holds, jump to micro-op `to` */
+	UOP_JUMP,    /* continue at micro-op `to` */
+	UOP_WAITERS, /* RMW of the operand bucket's waiters field: +1 (inc) or -1 */
 	UOP_QUEUE,   /* put the task on its target bucket's chain, waiting on its word */
 	UOP_SLEEP,   /* leave the CPU until woken (at once if already woken) */
 	UOP_WALK,    /* walk the target bucket's chain: wake up to nwake waiters of the word;
-			arg 1: then move up to nrequeue more to the second target (requeue) */
-	UOP_PI,      /* a PI futex step (access = enum pi_op): an RMW of the futex word under
-			the bucket lock, or the waiter's unqueue */
-	UOP_NAP      /* leave the CPU for the task's work_ps plus work_ps (a timed sleep,
+			with requeue, then move up to nrequeue more to the second target */
+	UOP_PI,      /* a PI futex step (pi_op): an RMW of the futex word under the bucket
+			lock, or the waiter's unqueue */
+	UOP_NAP,     /* leave the CPU for the task's work_ps plus work_ps (a timed sleep,
 			e.g. usleep), then run again after the wake-up latency */
+	UOP_NKINDS
 };
 
 /* UOP_PI: what a PI futex step does (kernel/futex/pi.c). The word holds the
@@ -74,7 +75,7 @@ enum pi_op {
 	PI_RELEASE,     /* futex_unlock_pi() without waiters: the word is cleared */
 	PI_UNQUEUE,     /* futex_unqueue_pi(): the woken new owner leaves the chain */
 	PI_PROXY_LOCK   /* futex_proxy_trylock_atomic(): the second futex (a free one goes to the
-			   first waiter of the first, which is unqueued and woken: task.result 1) */
+			   first waiter of the first, which is unqueued and woken: task.proxy_woken 1) */
 };
 #define FUTEX_WAITERS_BIT 0x80000000u
 #define FUTEX_TID_MASK 0x3fffffffu
@@ -94,29 +95,52 @@ enum branch_cond {
 /* Where a micro-op's line or lock comes from. */
 enum uop_operand {
 	OPND_NONE,
-	OPND_LINE,         /* a fixed line: uop.arg */
-	OPND_BUCKET_FIELD, /* the target bucket's field uop.arg (enum bucket_field) */
+	OPND_LINE,         /* a fixed line: uop.line */
+	OPND_BUCKET_FIELD, /* the target bucket's field uop.field (enum bucket_field) */
 	OPND_BUCKET_LOCK,  /* the target bucket's spinlock */
 	OPND_WORD_LINE,    /* the target futex word's line */
 	OPND_PAGE_LINE,    /* the line of the target word's struct page */
 	OPND_RANDOM_EXP,   /* UOP_WORK: a random duration */
-	OPND_BUCKET2_FIELD,/* the second target's bucket field (requeue) */
+	OPND_BUCKET2_FIELD,/* the second target's bucket field uop.field (requeue) */
 	OPND_LOCK_FIRST,   /* of the two targets' bucket locks, the one at the lower address */
 	OPND_LOCK_SECOND,  /* the other one (nothing when both are the same bucket) */
-	OPND_TASK_WORK,    /* UOP_WORK: task.work_ps (a workload's draw) + the uop's work_ps */
+	OPND_TASK_WORK,    /* UOP_WORK: task.call.work_ps (a workload's draw) + the uop's work_ps */
 	OPND_PI_STATE,     /* the target futex's pi_state line (the rt_mutex's wait_lock, owner) */
 	OPND_PI_STATE2,    /* the second target's */
 	OPND_WORD2_LINE,   /* the second target's futex word's line */
 	OPND_BUCKET2_LOCK  /* the second target's bucket spinlock */
 };
 
+/* One micro-op: 16 bytes, so that a program's micro-ops pack into few host lines.
+ * What it carries besides its kind and operand depends on the kind: each member of
+ * the two unions has one meaning, and a kind uses at most one of each (enum
+ * uop_kind says which); the others are 0. */
 struct uop {
 	uint8_t kind;      /* enum uop_kind */
-	uint8_t access;    /* enum access_kind, for UOP_ACCESS */
-	uint8_t operand;   /* enum uop_operand */
-	uint32_t arg;
-	simtime_t work_ps; /* UOP_WORK: duration before any SMT slowdown */
+	uint8_t operand;   /* enum uop_operand: where its line or lock comes from */
+	union {            /* what it does */
+		uint8_t access;   /* UOP_ACCESS: enum access_kind */
+		uint8_t user_op;  /* UOP_USER: enum user_op */
+		uint8_t rwsem_op; /* UOP_RWSEM: enum rwsem_op */
+		uint8_t cond;     /* UOP_BRANCH: enum branch_cond */
+		uint8_t pi_op;    /* UOP_PI: enum pi_op */
+		uint8_t inc;      /* UOP_WAITERS: 1 for +1, 0 for -1 */
+		uint8_t requeue;  /* UOP_WALK: 1 when the walk requeues after waking */
+	};
+	union {            /* what it works on */
+		uint32_t line;    /* UOP_ACCESS with OPND_LINE: the line */
+		uint32_t field;   /* UOP_ACCESS with OPND_BUCKET_FIELD or OPND_BUCKET2_FIELD: enum bucket_field */
+		uint32_t to;      /* UOP_BRANCH, UOP_JUMP: the index of the micro-op jumped to */
+		uint32_t parts;   /* UOP_WORK: the index + 1 of its composition (struct work_parts), or 0 */
+		uint32_t sem;     /* UOP_RWSEM: the semaphore (models/rwsem.h) */
+	};
+	simtime_t work_ps; /* UOP_WORK: duration before any SMT slowdown; UOP_LOCK: the slow path's
+			      local work; UOP_WALK: each entry's; UOP_NAP: added to the task's */
 };
+_Static_assert(sizeof(struct uop) == 16, "a micro-op is 16 bytes: programs are read on the hot path");
+
+/* Whether two micro-ops do the same (each member their kinds use is equal). */
+bool uop_same(const struct uop *a, const struct uop *b);
 
 /* What one local-work micro-op is made of, by path step: consecutive work is merged
  * into one micro-op (fewer steps on the hot path), and this says whose it was, so
@@ -128,7 +152,7 @@ struct work_parts {
 	uint8_t step[WORK_MAX_PARTS]; /* enum futex_step, or WORK_STEP_USER */
 	simtime_t ps[WORK_MAX_PARTS];
 };
-/* The compositions of a run's work micro-ops, each once (UOP_WORK's arg = index + 1). */
+/* The compositions of a run's work micro-ops, each once (UOP_WORK's parts = index + 1). */
 struct work_part_table {
 	struct work_parts *v;
 	uint32_t n, cap;
@@ -178,9 +202,10 @@ struct path_builder {
 /* Appends a micro-op (sets b->overflow when the program is full). */
 void path_emit(struct path_builder *b, struct uop u);
 void path_emit_work(struct path_builder *b, simtime_t ps);
-/* A line access; a write or RMW right after a read of the same operand turns that
- * read into the line's one request for ownership. */
-void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t arg);
+/* A line access: `where` is the line (OPND_LINE) or the bucket field (OPND_BUCKET_FIELD,
+ * OPND_BUCKET2_FIELD), 0 for the other operands. A write or RMW right after a read of
+ * the same operand turns that read into the line's one request for ownership. */
+void path_emit_access(struct path_builder *b, enum access_kind kind, enum uop_operand operand, uint32_t where);
 
 /* Appends the micro-ops of operation `op` of the design to b's program. Fails when
  * the design's layout lacks a field a step needs or the program overflows.

@@ -6,29 +6,29 @@
 
 static void chain_append(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
 {
-	t->chain_next = FUTEX_CHAIN_END;
+	t->wait.chain_next = FUTEX_CHAIN_END;
 	if (table->chain_tail[bucket] == FUTEX_CHAIN_END)
 		table->chain_head[bucket] = t->id;
 	else
-		ts->v[table->chain_tail[bucket]].chain_next = t->id;
+		ts->v[table->chain_tail[bucket]].wait.chain_next = t->id;
 	table->chain_tail[bucket] = t->id;
-	t->wait_table = table;
-	t->wait_bucket = bucket;
+	t->wait.table = table;
+	t->wait.bucket = bucket;
 }
 
 /* Unlinks waiter `w` (whose predecessor in the chain is `prev`, or none). */
 static void chain_unlink(struct tasks *ts, struct task *w, uint32_t prev)
 {
-	const struct futex_table *table = w->wait_table;
-	uint32_t b = w->wait_bucket;
+	const struct futex_table *table = w->wait.table;
+	uint32_t b = w->wait.bucket;
 
 	if (prev == FUTEX_CHAIN_END)
-		table->chain_head[b] = w->chain_next;
+		table->chain_head[b] = w->wait.chain_next;
 	else
-		ts->v[prev].chain_next = w->chain_next;
+		ts->v[prev].wait.chain_next = w->wait.chain_next;
 	if (table->chain_tail[b] == w->id)
 		table->chain_tail[b] = prev;
-	w->chain_next = FUTEX_CHAIN_END;
+	w->wait.chain_next = FUTEX_CHAIN_END;
 }
 
 /* Unlinks waiter `w` from the chain it waits on, finding its predecessor first. */
@@ -36,7 +36,7 @@ static void chain_remove(struct tasks *ts, struct task *w)
 {
 	uint32_t prev = FUTEX_CHAIN_END;
 
-	for (uint32_t c = w->wait_table->chain_head[w->wait_bucket]; c != w->id; c = ts->v[c].chain_next)
+	for (uint32_t c = w->wait.table->chain_head[w->wait.bucket]; c != w->id; c = ts->v[c].wait.chain_next)
 		prev = c;
 	chain_unlink(ts, w, prev);
 }
@@ -44,8 +44,8 @@ static void chain_remove(struct tasks *ts, struct task *w)
 void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *table, uint32_t bucket)
 {
 	chain_remove(ts, t);
-	if (t->wait_table->waiters[t->wait_bucket])
-		t->wait_table->waiters[t->wait_bucket]--;
+	if (t->wait.table->waiters[t->wait.bucket])
+		t->wait.table->waiters[t->wait.bucket]--;
 	chain_append(ts, t, table, bucket);
 	table->waiters[bucket]++;
 }
@@ -53,12 +53,12 @@ void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *tab
 /* Wakes a futex waiter: at once if it has not gone to sleep yet. */
 static void futex_wake_task(struct tasks *ts, struct task *w)
 {
-	w->waiting_on = NULL;
-	w->wakeups++;
+	w->wait.word = NULL;
+	w->stats.wakeups++;
 	if (w->state == TS_SLEEP) {
 		task_wake(ts, w);
 	} else {
-		w->wake_pending = true;
+		w->wait.wake_pending = true;
 	}
 }
 
@@ -70,36 +70,36 @@ static uint32_t pi_tid(const struct task *t)
 
 void futexq_pi_done(struct tasks *ts, struct task *t)
 {
-	struct futex_word *w = t->word;
+	struct futex_word *w = t->call.word;
 	uint32_t top;
 
-	switch ((enum pi_op)t->prog[t->pc].access) {
+	switch ((enum pi_op)t->prog[t->pc].pi_op) {
 	case PI_LOCK_ATOMIC:
-		t->result = w->value;
+		t->call.old_value = w->value;
 		w->value = (w->value & FUTEX_TID_MASK) ? w->value | FUTEX_WAITERS_BIT : pi_tid(t);
 		break;
 	case PI_HANDOFF:
 		/* the rt_mutex goes to the top waiter: it owns the word when it runs */
 		top = futexq_pi_top(ts, t);
 		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
-		ts->v[top].wakeups++;
+		ts->v[top].stats.wakeups++;
 		if (ts->v[top].state == TS_SLEEP)
 			task_wake(ts, &ts->v[top]);
 		else
-			ts->v[top].wake_pending = true;
+			ts->v[top].wait.wake_pending = true;
 		break;
 	case PI_RELEASE:
 		w->value = 0;
 		break;
 	case PI_UNQUEUE:
 		chain_remove(ts, t);
-		t->waiting_on = NULL;
+		t->wait.word = NULL;
 		break;
 	case PI_PROXY_LOCK:
 		/* on behalf of the first futex's top waiter, on the second futex's word */
-		w = t->word2;
+		w = t->call.word2;
 		top = futexq_pi_top(ts, t);
-		t->result = 0; /* waiters it woke, for the caller (the walk counts the rest) */
+		t->call.proxy_woken = 0; /* waiters it woke, for the caller (the walk counts the rest) */
 		if (top == FUTEX_CHAIN_END)
 			break;
 		if (w->value & FUTEX_TID_MASK) {
@@ -107,16 +107,16 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 			break;
 		}
 		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
-		/* the top waiter is queued on t->target's chain: its own wait_table and bucket */
+		/* the top waiter is queued on t->target's chain: its own wait table and bucket */
 		chain_remove(ts, &ts->v[top]);
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
 		futex_wake_task(ts, &ts->v[top]);
-		t->result = 1;
+		t->call.proxy_woken = 1;
 		break;
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 void futexq_walk_start(struct task *t)
@@ -132,7 +132,7 @@ static bool walk_line(const struct tasks *ts, const struct task *t, uint32_t *li
 {
 	switch (t->walk.stage) {
 	case WS_READ:
-		*line = ts->v[t->walk.cur].q_line;
+		*line = ts->v[t->walk.cur].wait.q_line;
 		*kind = ACCESS_READ;
 		return *line != COH_NONE;
 	case WS_UNLINK:
@@ -144,11 +144,11 @@ static bool walk_line(const struct tasks *ts, const struct task *t, uint32_t *li
 		*kind = ACCESS_RMW;
 		return *line != COH_NONE;
 	case WS_LINK2:
-		*line = futex_table_line(t->target2.table, t->target2.bucket, BF_CHAIN);
+		*line = futex_table_line(t->call.target2.table, t->call.target2.bucket, BF_CHAIN);
 		*kind = ACCESS_WRITE;
 		return true;
 	case WS_INC2:
-		*line = futex_table_line(t->target2.table, t->target2.bucket, BF_WAITERS);
+		*line = futex_table_line(t->call.target2.table, t->call.target2.bucket, BF_WAITERS);
 		*kind = ACCESS_RMW;
 		return *line != COH_NONE;
 	default:
@@ -160,10 +160,10 @@ static bool walk_line(const struct tasks *ts, const struct task *t, uint32_t *li
 void futexq_walk_access_done(struct tasks *ts, struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	bool requeue = u->arg != 0;
+	bool requeue = u->requeue != 0;
 	struct task *w;
 
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	switch (t->walk.stage) {
 	case WS_READ:
 		w = &ts->v[t->walk.cur];
@@ -171,25 +171,25 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 		 * next access is not back-to-back with this read */
 		t->clock += work_time(ts, t, u->work_ps);
 		t->burst_line = COH_NONE;
-		t->chain_walked++;
-		if (w->waiting_on == t->word) {
+		t->stats.chain_walked++;
+		if (w->wait.word == t->call.word) {
 			t->walk.taken = t->walk.cur;
 			t->walk.stage = WS_UNLINK;
 		} else {
 			t->walk.prev = t->walk.cur;
-			t->walk.cur = w->chain_next;
+			t->walk.cur = w->wait.chain_next;
 		}
 		break;
 	case WS_UNLINK:
 		w = &ts->v[t->walk.taken];
-		t->walk.cur = w->chain_next;
+		t->walk.cur = w->wait.chain_next;
 		chain_unlink(ts, w, t->walk.prev);
 		t->walk.stage = WS_DEC;
 		break;
 	case WS_DEC:
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
-		if (t->walk.woken < t->nwake) {
+		if (t->walk.woken < t->call.nwake) {
 			futex_wake_task(ts, &ts->v[t->walk.taken]);
 			t->walk.woken++;
 			t->walk.stage = WS_READ;
@@ -199,14 +199,14 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 		break;
 	case WS_LINK2:
 		w = &ts->v[t->walk.taken];
-		chain_append(ts, w, t->target2.table, t->target2.bucket);
-		w->waiting_on = t->word2;
+		chain_append(ts, w, t->call.target2.table, t->call.target2.bucket);
+		w->wait.word = t->call.word2;
 		t->walk.stage = WS_INC2;
 		break;
 	case WS_INC2:
-		t->target2.table->waiters[t->target2.bucket]++;
+		t->call.target2.table->waiters[t->call.target2.bucket]++;
 		t->walk.moved++;
-		t->requeued++;
+		t->stats.requeued++;
 		t->walk.stage = WS_READ;
 		break;
 	default:
@@ -215,7 +215,7 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 	/* stop at the chain's end or when there is nothing left to take */
 	if (t->walk.stage == WS_READ &&
 	    (t->walk.cur == FUTEX_CHAIN_END ||
-	     (t->walk.woken >= t->nwake && (!requeue || t->walk.moved >= t->nrequeue))))
+	     (t->walk.woken >= t->call.nwake && (!requeue || t->walk.moved >= t->call.nrequeue))))
 		t->walk.stage = WS_DONE;
 }
 
@@ -240,5 +240,5 @@ bool futexq_walk_run(struct tasks *ts, struct task *t)
 void futexq_enqueue(struct tasks *ts, struct task *t)
 {
 	chain_append(ts, t, t->target.table, t->target.bucket);
-	t->waiting_on = t->word;
+	t->wait.word = t->call.word;
 }

@@ -33,22 +33,22 @@ static inline uint32_t futexq_pi_top(const struct tasks *ts, const struct task *
 {
 	uint32_t c = t->target.table->chain_head[t->target.bucket];
 
-	while (c != FUTEX_CHAIN_END && ts->v[c].waiting_on != t->word)
-		c = ts->v[c].chain_next;
+	while (c != FUTEX_CHAIN_END && ts->v[c].wait.word != t->call.word)
+		c = ts->v[c].wait.chain_next;
 	return c;
 }
 
 static inline bool futexq_branch_taken(const struct tasks *ts, const struct task *t, const struct uop *u)
 {
-	switch (u->access) {
+	switch (u->cond) {
 	case BR_VALUE_NE:
-		return t->word->value != t->expected;
+		return t->call.word->value != t->call.expected;
 	case BR_PI_ACQUIRED:
-		return !(t->result & FUTEX_TID_MASK);
+		return !(t->call.old_value & FUTEX_TID_MASK);
 	case BR_NO_PI_WAITER:
 		return futexq_pi_top(ts, t) == FUTEX_CHAIN_END;
 	case BR_NOT_QUEUED:
-		return !t->waiting_on;
+		return !t->wait.word;
 	default:
 		return t->target.table->waiters[t->target.bucket] == 0;
 	}
@@ -58,7 +58,7 @@ static inline bool futexq_branch_taken(const struct tasks *ts, const struct task
  * second target's. */
 static inline uint32_t *futexq_waiters_of(const struct task *t, const struct uop *u)
 {
-	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->target2 : &t->target;
+	const struct op_target *which = u->operand == OPND_BUCKET2_FIELD ? &t->call.target2 : &t->target;
 
 	return &which->table->waiters[which->bucket];
 }
@@ -70,12 +70,12 @@ static inline void futexq_waiters_done(struct task *t)
 	const struct uop *u = &t->prog[t->pc];
 	uint32_t *count = futexq_waiters_of(t, u);
 
-	if (u->arg)
+	if (u->inc)
 		(*count)++;
 	else if (*count)
 		(*count)--;
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 /* Queues t on its target bucket's chain, waiting on its word (UOP_QUEUE). */

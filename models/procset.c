@@ -109,9 +109,9 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 			t->process = pid;
 			/* a waiter's futex_q lives on its kernel stack, allocated on its node;
 			 * a waker walking the chain reads it */
-			t->q_line = memmap_line(world->mem, memmap_alloc(world->mem, MEM_KERNEL_NODE, t->node, 64, 64), q_object,
+			t->wait.q_line = memmap_line(world->mem, memmap_alloc(world->mem, MEM_KERNEL_NODE, t->node, 64, 64), q_object,
 						i, -1);
-			if (t->q_line == MEMMAP_NONE)
+			if (t->wait.q_line == MEMMAP_NONE)
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 		}
 	}

@@ -2,6 +2,7 @@
 #include "models/task.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 		ts->cpu_current[c] = ts->runq_head[c] = ts->runq_tail[c] = TASK_NONE;
 	for (uint32_t i = 0; i < n; i++) {
 		ts->v[i].id = i;
-		ts->v[i].runq_next = TASK_NONE;
+		ts->v[i].sched.runq_next = TASK_NONE;
 		ts->v[i].acct_from = SIMTIME_MAX; /* until it starts: no time to count */
 		ts->hint[i] = (struct resume_hint){ COH_NONE, SPIN_NONE };
 	}
@@ -55,11 +56,33 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	return 0;
 }
 
-void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines)
+void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, struct rwsems *rwsems,
+		  const uint32_t *qnode_lines)
 {
 	ts->coh = coh;
 	ts->locks = locks;
+	ts->rwsems = rwsems;
 	ts->qnode_lines = qnode_lines;
+}
+
+void tasks_configure(struct tasks *ts, const struct kernel_design *k, gsl_rng *rng, simtime_t window_start,
+		     simtime_t window_end, task_hook_fn op_counted, void *op_counted_ctx)
+{
+	ts->wakeup_latency_ps = k->wakeup_latency_ps;
+	ts->context_switch_ps = k->context_switch_ps;
+	ts->timeslice_ps = k->timeslice_ps;
+	ts->preempt_rt = k->preempt_rt;
+	ts->rng = rng;
+	ts->window_start = window_start;
+	ts->window_end = window_end;
+	ts->op_counted = op_counted;
+	ts->op_counted_ctx = op_counted_ctx;
+}
+
+void tasks_set_slept(struct tasks *ts, task_hook_fn slept, void *ctx)
+{
+	ts->slept = slept;
+	ts->slept_ctx = ctx;
 }
 
 void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *ctx)
@@ -80,6 +103,55 @@ void tasks_free(struct tasks *ts)
 	free(ts->hint);
 	memset(ts, 0, sizeof(*ts));
 }
+
+/* --- the state machine (models/task.h: TASK_TRANSITIONS) --- */
+
+const char *const task_state_names[] = {
+	[TS_IDLE] = "TS_IDLE", [TS_RUN] = "TS_RUN", [TS_ACCESS] = "TS_ACCESS", [TS_LOCK_ACCESS] = "TS_LOCK_ACCESS",
+	[TS_LOCK_MCS] = "TS_LOCK_MCS", [TS_LOCK_SPIN] = "TS_LOCK_SPIN", [TS_LOCK_TAKE] = "TS_LOCK_TAKE",
+	[TS_UNLOCK] = "TS_UNLOCK", [TS_RWSEM_ACCESS] = "TS_RWSEM_ACCESS", [TS_USER_ACCESS] = "TS_USER_ACCESS",
+	[TS_WAITERS_ACCESS] = "TS_WAITERS_ACCESS", [TS_WALK_ACCESS] = "TS_WALK_ACCESS", [TS_PI_ACCESS] = "TS_PI_ACCESS",
+	[TS_RT_SPIN] = "TS_RT_SPIN", [TS_SLEEP] = "TS_SLEEP", [TS_READY] = "TS_READY",
+};
+
+const struct task_transition task_transitions[] = {
+#define TRANSITION_ROW(from, to, when) { from, to, when },
+	TASK_TRANSITIONS(TRANSITION_ROW)
+#undef TRANSITION_ROW
+};
+const uint32_t task_ntransitions = sizeof(task_transitions) / sizeof(task_transitions[0]);
+
+bool task_transition_valid(enum task_state from, enum task_state to)
+{
+	/* the same rows as a matrix: the debug check's lookup is one load */
+	static const bool valid[TS_NSTATES][TS_NSTATES] = {
+#define TRANSITION_CELL(from, to, when) [from][to] = true,
+		TASK_TRANSITIONS(TRANSITION_CELL)
+#undef TRANSITION_CELL
+	};
+
+	return (unsigned)from < TS_NSTATES && (unsigned)to < TS_NSTATES && valid[from][to];
+}
+
+#ifdef FUTEXSIM_DEBUG
+static bool transition_seen[TS_NSTATES][TS_NSTATES];
+
+void task_check_transition(const struct task *t, enum task_state next)
+{
+	if (!task_transition_valid((enum task_state)t->state, next)) {
+		fprintf(stderr, "futexsim: task %u at pc %u: invalid state change %s -> %s (models/task.h: TASK_TRANSITIONS)\n",
+			t->id, t->pc, t->state < TS_NSTATES ? task_state_names[t->state] : "?",
+			(unsigned)next < TS_NSTATES ? task_state_names[next] : "?");
+		abort();
+	}
+	transition_seen[t->state][next] = true;
+}
+
+bool task_transition_seen(enum task_state from, enum task_state to)
+{
+	return (unsigned)from < TS_NSTATES && (unsigned)to < TS_NSTATES && transition_seen[from][to];
+}
+#endif
 
 /* --- the interpreter --- */
 
@@ -108,7 +180,7 @@ const char *const time_class_names[] = {
 };
 
 /* Each micro-op kind's class (enum time_class); local work and accesses then by operand. */
-static const uint8_t kind_class[] = {
+static const uint8_t kind_class[UOP_NKINDS] = {
 	[UOP_WORK] = TC_KERNEL_WORK, [UOP_ACCESS] = TC_OTHER_LINES, [UOP_LOCK] = TC_LOCK, [UOP_UNLOCK] = TC_UNLOCK,
 	[UOP_RWSEM] = TC_MMAP_LOCK, [UOP_USER] = TC_USER_ACCESS, [UOP_BRANCH] = TC_CHAIN, [UOP_JUMP] = TC_CHAIN,
 	[UOP_WAITERS] = TC_WAITERS, [UOP_QUEUE] = TC_CHAIN, [UOP_SLEEP] = TC_ASLEEP, [UOP_WALK] = TC_CHAIN,
@@ -132,9 +204,9 @@ static inline uint8_t time_class_of(const struct uop *u)
  * through an event or by running ahead of the engine makes no difference. */
 static void acct_cross_start(const struct tasks *ts, struct task *t)
 {
-	memset(t->time_ps, 0, sizeof(t->time_ps));
-	memset(t->step_ps, 0, sizeof(t->step_ps));
-	memset(t->comp_ps, 0, sizeof(t->comp_ps));
+	memset(t->acct.time_ps, 0, sizeof(t->acct.time_ps));
+	memset(t->acct.step_ps, 0, sizeof(t->acct.step_ps));
+	memset(t->acct.comp_ps, 0, sizeof(t->acct.comp_ps));
 	if (t->acct_from < ts->window_start)
 		t->acct_from = ts->window_start;
 	t->acct_started = true;
@@ -146,7 +218,7 @@ static __attribute__((noinline)) void account_edge(const struct tasks *ts, struc
 	if (!t->acct_started)
 		acct_cross_start(ts, t);
 	if (t->clock > ts->window_end) {
-		t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+		t->acct.time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 		t->acct_from = t->clock;
 	}
 }
@@ -156,7 +228,7 @@ static inline void account(const struct tasks *ts, struct task *t)
 {
 	if (__builtin_expect(t->clock > task_acct_edge(ts, t), 0))
 		account_edge(ts, t);
-	t->time_ps[t->acct_class] += t->clock - t->acct_from;
+	t->acct.time_ps[t->acct_class] += t->clock - t->acct_from;
 	t->acct_from = t->clock;
 }
 
@@ -179,7 +251,7 @@ void task_account_stop(const struct tasks *ts, struct task *t)
 	/* (one that never reached the window keeps its edge there: nothing it counted is reported) */
 	if (!t->acct_started && t->clock > ts->window_start)
 		acct_cross_start(ts, t);
-	t->time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
+	t->acct.time_ps[t->acct_class] += task_window_part(ts, t->acct_from, t->clock);
 	t->acct_from = SIMTIME_MAX;
 }
 
@@ -188,8 +260,8 @@ void tasks_reset_stats(struct tasks *ts)
 	for (uint32_t i = 0; i < ts->n; i++) {
 		struct task *t = &ts->v[i];
 
-		t->wakeups = t->chain_walked = t->requeued = t->switches_in = t->futex_calls = 0;
-		t->slept_ps = 0;
+		t->stats.wakeups = t->stats.chain_walked = t->stats.requeued = t->stats.switches_in = t->stats.futex_calls = 0;
+		t->stats.slept_ps = 0;
 		/* its time by class counts inside the window only (account), by its clock */
 	}
 }
@@ -208,9 +280,9 @@ void task_count_op(struct tasks *ts, struct task *t)
  * micro-op's account() then adds nothing for it. */
 static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, simtime_t d)
 {
-	const struct work_parts *p = &ts->parts.v[u->arg - 1];
+	const struct work_parts *p = &ts->parts.v[u->parts - 1];
 	bool task_work = u->operand == OPND_TASK_WORK;
-	double total = (double)u->work_ps + (task_work ? (double)t->work_ps : 0);
+	double total = (double)u->work_ps + (task_work ? (double)t->call.work_ps : 0);
 	simtime_t given = 0, whole = d;
 
 	account_work_edge(ts, t, whole);
@@ -219,15 +291,15 @@ static void credit_work(struct tasks *ts, struct task *t, const struct uop *u, s
 		simtime_t share = (simtime_t)((double)d * (double)p->ps[i] / total);
 
 		if (p->step[i] == WORK_STEP_USER) {
-			t->time_ps[TC_USER_WORK] += share;
+			t->acct.time_ps[TC_USER_WORK] += share;
 		} else {
-			t->step_ps[p->step[i]] += share;
-			t->time_ps[TC_KERNEL_WORK] += share;
+			t->acct.step_ps[p->step[i]] += share;
+			t->acct.time_ps[TC_KERNEL_WORK] += share;
 		}
 		given += share;
 	}
 	/* the rest: the workload's draw, and what rounding left */
-	t->time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
+	t->acct.time_ps[task_work ? TC_USER_WORK : TC_KERNEL_WORK] += d - given;
 	t->acct_from = t->clock + whole;
 }
 
@@ -239,24 +311,24 @@ void tasks_split_work(const struct tasks *ts, const struct task *t, simtime_t st
 
 	if (!t->acct_started) {
 		/* its clock never passed the window's start: it counted nothing of it */
-		memset(time_ps, 0, sizeof(t->time_ps));
-		memset(step_ps, 0, sizeof(t->step_ps));
+		memset(time_ps, 0, sizeof(t->acct.time_ps));
+		memset(step_ps, 0, sizeof(t->acct.step_ps));
 		time_ps[t->acct_class] += under_way;
 		return;
 	}
-	memcpy(time_ps, t->time_ps, sizeof(t->time_ps));
-	memcpy(step_ps, t->step_ps, sizeof(t->step_ps));
+	memcpy(time_ps, t->acct.time_ps, sizeof(t->acct.time_ps));
+	memcpy(step_ps, t->acct.step_ps, sizeof(t->acct.step_ps));
 	time_ps[t->acct_class] += under_way;
 	for (uint32_t c = 1; c < WORK_COMPS && c <= ts->parts.n; c++) {
 		const struct work_parts *p = &ts->parts.v[c - 1];
 		double total = 0;
 
-		if (!t->comp_ps[c])
+		if (!t->acct.comp_ps[c])
 			continue;
 		for (uint8_t i = 0; i < p->n; i++)
 			total += (double)p->ps[i];
 		for (uint8_t i = 0; i < p->n && total > 0; i++) {
-			simtime_t share = (simtime_t)((double)t->comp_ps[c] * (double)p->ps[i] / total);
+			simtime_t share = (simtime_t)((double)t->acct.comp_ps[c] * (double)p->ps[i] / total);
 
 			if (p->step[i] != WORK_STEP_USER) {
 				step_ps[p->step[i]] += share;
@@ -295,6 +367,167 @@ static void program_complete(struct tasks *ts, struct task *t)
 	prefetch_target(ts, t);
 }
 
+/* --- the micro-ops: a handler per kind (enum uop_kind) ---
+ *
+ * Each runs micro-op `u` (t's current one) from where the task is: true when the
+ * task runs on (the micro-op is done, or a jump taken: t->pc says where next),
+ * false when it waits (a grant, a hand-off, a wake-up or a resume at its clock
+ * will run it on) or stopped. */
+typedef bool (*uop_handler)(struct tasks *ts, struct task *t, const struct uop *u);
+
+static bool run_work(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	simtime_t d;
+
+	if (u->operand == OPND_RANDOM_EXP)
+		d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
+	else if (u->operand == OPND_TASK_WORK)
+		/* the workload's draw, and fixed work merged into this micro-op */
+		d = work_time(ts, t, t->call.work_ps + u->work_ps);
+	else
+		d = work_time(ts, t, u->work_ps);
+	if (u->parts && u->operand != OPND_TASK_WORK && u->parts < WORK_COMPS) {
+		/* split when reported (tasks_split_work) */
+		if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
+			account_work_edge(ts, t, d);
+			t->acct.comp_ps[u->parts] += task_window_part(ts, t->clock, t->clock + d);
+		} else {
+			t->acct.comp_ps[u->parts] += d;
+		}
+	} else if (u->parts)
+		credit_work(ts, t, u, d);
+	t->clock += d;
+	t->burst_line = COH_NONE;
+	t->pc++;
+	return true;
+}
+
+static bool run_access(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, resolve_line(t, u), (enum access_kind)u->access, TS_ACCESS))
+		return false;
+	t->pc++;
+	return true;
+}
+
+static bool run_lock(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	/* (the second of two locks that are one bucket's: nothing to take) */
+	if (t->lock_stage == LS_CMPXCHG && !uop_lock(t, u, &t->lock, &t->lock_line)) {
+		t->pc++;
+		return true;
+	}
+	return lock_run(ts, t);
+}
+
+static bool run_unlock(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!uop_lock(t, u, &t->lock, &t->lock_line)) {
+		t->pc++;
+		return true;
+	}
+	if (ts->preempt_rt)
+		return rtunlock_run(ts, t);
+	if (!line_access(ts, t, t->lock_line, ACCESS_WRITE, TS_UNLOCK))
+		return false;
+	lock_release_done(ts, t);
+	return true;
+}
+
+static bool run_rwsem(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	return line_access(ts, t, ts->rwsems->v[u->sem].line, ACCESS_RMW, TS_RWSEM_ACCESS) && rwsem_access_done(ts, t);
+}
+
+static bool run_user(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, t->target.word_line, user_access_kind(u->user_op), TS_USER_ACCESS))
+		return false;
+	user_done(t);
+	return true;
+}
+
+static bool run_branch(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	t->pc = futexq_branch_taken(ts, t, u) ? u->to : t->pc + 1;
+	return true;
+}
+
+static bool run_jump(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)ts;
+	t->pc = u->to;
+	return true;
+}
+
+static bool run_waiters(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .field = BF_WAITERS }), ACCESS_RMW,
+			 TS_WAITERS_ACCESS)) {
+		/* the count changes when the line comes: fetch it meanwhile (on
+		 * machines whose bucket state misses the host's caches) */
+		if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
+			__builtin_prefetch(futexq_waiters_of(t, u), 1);
+		return false;
+	}
+	futexq_waiters_done(t);
+	return true;
+}
+
+static bool run_queue(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	futexq_enqueue(ts, t);
+	t->pc++;
+	return true;
+}
+
+static bool run_sleep(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	if (t->wait.wake_pending) {
+		/* woken between queueing and schedule(): schedule() returns at once */
+		t->wait.wake_pending = false;
+		t->pc++;
+		return true;
+	}
+	task_sleep(ts, t);
+	return false;
+}
+
+static bool run_walk(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	(void)u;
+	if (t->walk.stage == WS_START)
+		futexq_walk_start(t);
+	return futexq_walk_run(ts, t);
+}
+
+static bool run_pi(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	if (u->operand != OPND_NONE && !line_access(ts, t, resolve_line(t, u), ACCESS_RMW, TS_PI_ACCESS))
+		return false;
+	futexq_pi_done(ts, t);
+	return true;
+}
+
+static bool run_nap(struct tasks *ts, struct task *t, const struct uop *u)
+{
+	/* asleep until a timer (the workload's draw plus the uop's own) fires */
+	task_sleep(ts, t);
+	engine_schedule(ts->eng, t->clock + t->call.work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind, t->id);
+	return false;
+}
+
+static const uop_handler uop_handlers[UOP_NKINDS] = {
+	[UOP_WORK] = run_work,       [UOP_ACCESS] = run_access, [UOP_LOCK] = run_lock,   [UOP_UNLOCK] = run_unlock,
+	[UOP_RWSEM] = run_rwsem,     [UOP_USER] = run_user,     [UOP_BRANCH] = run_branch, [UOP_JUMP] = run_jump,
+	[UOP_WAITERS] = run_waiters, [UOP_QUEUE] = run_queue,   [UOP_SLEEP] = run_sleep, [UOP_WALK] = run_walk,
+	[UOP_PI] = run_pi,           [UOP_NAP] = run_nap,
+};
+
+/* The interpreter: runs t's program from its pc until it waits or stops, each
+ * program's end going to the workload (program_complete). */
 static void run(struct tasks *ts, struct task *t)
 {
 	for (;;) {
@@ -309,120 +542,11 @@ static void run(struct tasks *ts, struct task *t)
 			continue;
 		}
 		u = &t->prog[t->pc];
-		t->acct_class = time_class_of(u);
-		switch (u->kind) {
-		case UOP_WORK: {
-			simtime_t d;
-
-			if (u->operand == OPND_RANDOM_EXP)
-				d = (simtime_t)((double)u->work_ps * -log1p(-gsl_rng_uniform(ts->rng)));
-			else if (u->operand == OPND_TASK_WORK)
-				/* the workload's draw, and fixed work merged into this micro-op */
-				d = work_time(ts, t, t->work_ps + u->work_ps);
-			else
-				d = work_time(ts, t, u->work_ps);
-			if (u->arg && u->operand != OPND_TASK_WORK && u->arg < WORK_COMPS) {
-				/* split when reported (tasks_split_work) */
-				if (__builtin_expect(t->clock + d > task_acct_edge(ts, t), 0)) {
-					account_work_edge(ts, t, d);
-					t->comp_ps[u->arg] += task_window_part(ts, t->clock, t->clock + d);
-				} else {
-					t->comp_ps[u->arg] += d;
-				}
-			} else if (u->arg)
-				credit_work(ts, t, u, d);
-			t->clock += d;
-			t->burst_line = COH_NONE;
-			t->pc++;
-			break;
-		}
-		case UOP_ACCESS:
-			if (!line_access(ts, t, resolve_line(t, u), (enum access_kind)u->access, TS_ACCESS))
-				return;
-			t->pc++;
-			break;
-		case UOP_LOCK:
-			if (t->lock_stage == LS_CMPXCHG && !uop_lock(t, u, &t->lock, &t->lock_line)) {
-				t->pc++;
-				break;
-			}
-			if (!lock_run(ts, t))
-				return;
-			break;
-		case UOP_UNLOCK:
-			if (!uop_lock(t, u, &t->lock, &t->lock_line)) {
-				t->pc++;
-				break;
-			}
-			if (ts->preempt_rt) {
-				if (!rtunlock_run(ts, t))
-					return;
-				break;
-			}
-			if (!line_access(ts, t, t->lock_line, ACCESS_WRITE, TS_UNLOCK))
-				return;
-			lock_release_done(ts, t);
-			break;
-		case UOP_USER:
-			if (!line_access(ts, t, t->target.word_line, user_access_kind(u->access), TS_USER_ACCESS))
-				return;
-			user_done(t);
-			break;
-		case UOP_BRANCH:
-			t->pc = futexq_branch_taken(ts, t, u) ? u->arg : t->pc + 1;
-			break;
-		case UOP_JUMP:
-			t->pc = u->arg;
-			break;
-		case UOP_WAITERS:
-			if (!line_access(ts, t, resolve_line(t, &(struct uop){ .operand = u->operand, .arg = BF_WAITERS }),
-					 ACCESS_RMW, TS_WAITERS_ACCESS)) {
-				/* the count changes when the line comes: fetch it meanwhile (on
-				 * machines whose bucket state misses the host's caches) */
-				if (ts->eng->prefetch_next && t->state == TS_WAITERS_ACCESS)
-					__builtin_prefetch(futexq_waiters_of(t, u), 1);
-				return;
-			}
-			futexq_waiters_done(t);
-			break;
-		case UOP_QUEUE:
-			futexq_enqueue(ts, t);
-			t->pc++;
-			break;
-		case UOP_SLEEP:
-			if (t->wake_pending) {
-				/* woken between queueing and schedule(): schedule() returns at once */
-				t->wake_pending = false;
-				t->pc++;
-				break;
-			}
-			task_sleep(ts, t);
-			return;
-		case UOP_WALK:
-			if (t->walk.stage == WS_START)
-				futexq_walk_start(t);
-			if (!futexq_walk_run(ts, t))
-				return;
-			break;
-		case UOP_RWSEM:
-			if (!line_access(ts, t, ts->rwsems->v[u->arg].line, ACCESS_RMW, TS_RWSEM_ACCESS) ||
-			    !rwsem_access_done(ts, t))
-				return;
-			break;
-		case UOP_PI:
-			if (u->operand != OPND_NONE && !line_access(ts, t, resolve_line(t, u), ACCESS_RMW, TS_PI_ACCESS))
-				return;
-			futexq_pi_done(ts, t);
-			break;
-		case UOP_NAP:
-			/* asleep until a timer (the workload's draw plus the uop's own) fires */
-			task_sleep(ts, t);
-			engine_schedule(ts->eng, t->clock + t->work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind,
-					t->id);
-			return;
-		default:
+		if (__builtin_expect(u->kind >= UOP_NKINDS, 0))
 			abort(); /* programs are built by futex_path.c only */
-		}
+		t->acct_class = time_class_of(u);
+		if (!uop_handlers[u->kind](ts, t, u))
+			return;
 	}
 }
 
@@ -434,7 +558,7 @@ static void note_uop_line(struct tasks *ts, struct task *probe, const struct uop
 	if (u->kind == UOP_ACCESS)
 		line = resolve_line(probe, u);
 	else if (u->kind == UOP_RWSEM)
-		line = ts->rwsems->v[u->arg].line;
+		line = ts->rwsems->v[u->sem].line;
 	else if ((u->kind == UOP_LOCK || u->kind == UOP_UNLOCK) && u->operand == OPND_BUCKET_LOCK)
 		uop_lock(probe, u, &probe->lock, &line);
 	if (line != COH_NONE)
@@ -452,7 +576,7 @@ void task_note_lines(struct tasks *ts, const struct task *t, const struct op_tar
 
 	for (uint32_t j = 0; j < ntargets; j++) {
 		/* a requeue's second futex is one of the targets too */
-		probe.target = probe.target2 = targets[j];
+		probe.target = probe.call.target2 = targets[j];
 		if (j > 0 && listed) {
 			for (uint32_t k = 0; k < nmoving; k++)
 				note_uop_line(ts, &probe, &t->prog[moving[k]]);
@@ -521,7 +645,7 @@ void tasks_on_grant(void *ctx, uint32_t task, uint32_t line)
 	default:
 		abort(); /* a grant for a task that asked for nothing is a model bug */
 	}
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	run(ts, t);
 }
 
@@ -558,12 +682,12 @@ static void on_wake(void *ctx, uint32_t task)
 	struct tasks *ts = ctx;
 	struct task *t = &ts->v[task];
 	/* blocked from going to sleep until now (wake-up latency included), in the window */
-	simtime_t from = t->slept_at > ts->window_start ? t->slept_at : ts->window_start;
+	simtime_t from = t->wait.slept_at > ts->window_start ? t->wait.slept_at : ts->window_start;
 
 	if (ts->eng->now > from)
-		t->slept_ps += ts->eng->now - from;
-	t->rt_woken = false;
-	if (!t->rt_queued) /* an rtlock's waiter retries its lock micro-op */
+		t->stats.slept_ps += ts->eng->now - from;
+	t->sched.rt_woken = false;
+	if (!t->sched.rt_queued) /* an rtlock's waiter retries its lock micro-op */
 		t->pc++;
 	cpu_enter(ts, t, ts->eng->now);
 }

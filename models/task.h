@@ -55,8 +55,62 @@ enum task_state {
 	TS_PI_ACCESS,    /* waiting for the line of a PI step's RMW of its futex word */
 	TS_RT_SPIN,    /* PREEMPT_RT: the bucket lock's top waiter spinning on its running owner */
 	TS_SLEEP,      /* asleep (a semaphore's, a futex's or an rtlock's queue), not using its CPU */
-	TS_READY       /* runnable, waiting in its CPU's run queue */
+	TS_READY,      /* runnable, waiting in its CPU's run queue */
+	TS_NSTATES
 };
+
+/* The executor's state machine: every state change there is, as (from, to, when).
+ * Nothing else is valid: task_set_state checks each change against this table in
+ * FUTEXSIM_DEBUG builds (make sanitize), where tests/check_taskstate.c shows every
+ * row reached (by scenarios; TS_LOCK_SPIN -> TS_RUN, which needs the spinner's CPU to
+ * hold the lock's line when it sees the lock free, only by a staged grant). A micro-op a task can finish at once leaves it in TS_RUN (the
+ * row TS_RUN -> TS_RUN); a wait TS_*_ACCESS ends with the coherence model's grant
+ * (tasks_on_grant), which finishes the micro-op and runs the task on, or moves it
+ * to the protocol's next wait. Wake-ups and hand-offs come as engine events.
+ *
+ *     from               to                 when (where)
+ */
+#define TASK_TRANSITIONS(X) \
+	X(TS_IDLE,           TS_RUN,            "started on its idle CPU, or as a background task (task_start)") \
+	X(TS_IDLE,           TS_READY,          "started on a CPU another task runs on: queues (task_start)") \
+	X(TS_RUN,            TS_RUN,            "a micro-op done at once, or a resume scheduled at its clock (catch_up)") \
+	X(TS_RUN,            TS_ACCESS,         "a line access waits for the line (UOP_ACCESS)") \
+	X(TS_RUN,            TS_LOCK_ACCESS,    "a lock stage's access waits for the lock's line (lock_run)") \
+	X(TS_RUN,            TS_LOCK_MCS,       "the xchg queued it behind the tail: spins on its MCS node") \
+	X(TS_RUN,            TS_LOCK_SPIN,      "its cmpxchg or xchg found the lock held: the pending waiter, or the queue head") \
+	X(TS_RUN,            TS_UNLOCK,         "the unlock's store or RMW waits for the lock's line") \
+	X(TS_RUN,            TS_RWSEM_ACCESS,   "an rwsem down or up waits for the semaphore's line") \
+	X(TS_RUN,            TS_USER_ACCESS,    "a user-space atomic waits for its futex word's line") \
+	X(TS_RUN,            TS_WAITERS_ACCESS, "a waiters count's RMW waits for its line") \
+	X(TS_RUN,            TS_WALK_ACCESS,    "a chain walk's stage waits for its line") \
+	X(TS_RUN,            TS_PI_ACCESS,      "a PI step's RMW waits for its line") \
+	X(TS_RUN,            TS_RT_SPIN,        "PREEMPT_RT: the lock is held by a running owner: spins on it as top waiter") \
+	X(TS_RUN,            TS_SLEEP,          "sleeps: a futex wait, a nap, a contended rwsem or rtlock") \
+	X(TS_RUN,            TS_READY,          "its time slice is used up at an op's end, others wait: preempted") \
+	X(TS_RUN,            TS_IDLE,           "stopped by its workload, or its clock passed the window's end") \
+	X(TS_ACCESS,         TS_RUN,            "the line was granted: the access is done") \
+	X(TS_LOCK_ACCESS,    TS_RUN,            "granted: the lock is taken, or on to its next stage's access") \
+	X(TS_LOCK_ACCESS,    TS_LOCK_MCS,       "granted xchg: queued behind the tail") \
+	X(TS_LOCK_ACCESS,    TS_LOCK_SPIN,      "granted cmpxchg or xchg: held, it spins as pending waiter or queue head") \
+	X(TS_LOCK_ACCESS,    TS_RT_SPIN,        "PREEMPT_RT, granted: held by a running owner, spins on it") \
+	X(TS_LOCK_ACCESS,    TS_SLEEP,          "PREEMPT_RT, granted: held, it sleeps in the rtlock's queue") \
+	X(TS_LOCK_MCS,       TS_LOCK_SPIN,      "its predecessor's store made it the queue head (lock_handed_over)") \
+	X(TS_LOCK_SPIN,      TS_RUN,            "its re-read saw the lock free and the take's write hit: the lock is held") \
+	X(TS_LOCK_SPIN,      TS_LOCK_SPIN,      "its re-read saw the lock still held: spins on") \
+	X(TS_LOCK_SPIN,      TS_LOCK_TAKE,      "its re-read saw the lock free: waits for the write that takes it") \
+	X(TS_LOCK_TAKE,      TS_RUN,            "the take's write was granted: the lock is held (lock_taken)") \
+	X(TS_UNLOCK,         TS_RUN,            "the unlock was granted: done, or (PREEMPT_RT) on to the wait_lock's RMW") \
+	X(TS_RWSEM_ACCESS,   TS_RUN,            "granted: the semaphore is taken or released") \
+	X(TS_RWSEM_ACCESS,   TS_SLEEP,          "granted: contended, it sleeps in the semaphore's queue") \
+	X(TS_USER_ACCESS,    TS_RUN,            "granted: the user-space atomic took effect") \
+	X(TS_WAITERS_ACCESS, TS_RUN,            "granted: the waiters count changed") \
+	X(TS_WALK_ACCESS,    TS_RUN,            "granted: the walk goes on (or ends)") \
+	X(TS_PI_ACCESS,      TS_RUN,            "granted: the PI step took effect") \
+	X(TS_RT_SPIN,        TS_RUN,            "PREEMPT_RT: the owner let go: retries the lock") \
+	X(TS_RT_SPIN,        TS_SLEEP,          "PREEMPT_RT: the owner left its CPU holding the lock: sleeps") \
+	X(TS_SLEEP,          TS_RUN,            "woken (on_wake): takes its idle CPU, or as a background task") \
+	X(TS_SLEEP,          TS_READY,          "woken (on_wake) onto a CPU another task runs on: queues") \
+	X(TS_READY,          TS_RUN,            "its CPU's running task gave it up: dispatched (after a context switch)")
 
 #define TASK_NONE UINT32_MAX
 /* Compositions of work micro-ops counted per task on the hot path (one add each);
@@ -70,7 +124,7 @@ typedef void (*task_hook_fn)(void *ctx, struct task *t);
  * micro-op's time, from its start to the next's, its waits included, within the
  * measured window. Consecutive local work of several path steps is one micro-op;
  * its time goes to its parts (struct work_parts) in proportion to their work:
- * the kernel's by step (task.step_ps), the library's and the workload's to user_work. */
+ * the kernel's by step (task.acct.step_ps), the library's and the workload's to user_work. */
 enum time_class {
 	TC_KERNEL_WORK,   /* local work on the futex path (syscall entry/exit, key, hash, ...) */
 	TC_USER_WORK,     /* the workload's own work between calls */
@@ -87,11 +141,78 @@ enum time_class {
 };
 extern const char *const time_class_names[]; /* NULL-terminated, in enum order */
 
-/* A simulated thread. The fields an op touches come first, so that the state of a
- * task, among thousands, costs the host few cache misses per op; the rest (waiting,
- * PREEMPT_RT, scheduling, counters for reports) follows. Aligned to host lines. */
+/* The futex call a task's program makes: its arguments, set by the workload before
+ * the program (models/usync.h), and what it found, read by the workload after it. */
+struct task_call {
+	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
+	struct futex_word *word;      /* uaddr (user atomics act on it too) */
+	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
+	uint32_t old_value;           /* the word's value its last user atomic or PI_LOCK_ATOMIC found */
+	uint32_t proxy_woken;         /* PI_PROXY_LOCK: waiters it woke owning the second futex (0 or 1) */
+	uint32_t nwake, nrequeue;
+	struct futex_word *word2;     /* uaddr2 of a requeue */
+	struct op_target target2;     /* uaddr2's table and bucket */
+};
+
+/* Where a task's time went (futexsim explain), counted by its own clock inside the
+ * measured window (task.c: account); the current micro-op's class and start are
+ * run state (task.acct_class, acct_from). */
+struct task_acct {
+	simtime_t time_ps[TC_NCLASSES]; /* by what it did (enum time_class): every micro-op adds to one */
+	simtime_t comp_ps[WORK_COMPS];  /* the time of fixed work micro-ops, by composition (their
+					   parts, below WORK_COMPS): split by step when reported */
+	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once
+					   (the rare ones: last, the cold end of the group) */
+};
+
+/* A task's CPU: its place in the run queue, its slice, and PREEMPT_RT's sleeping
+ * bucket lock (whose holder may be preempted inside its section). */
+struct task_sched {
+	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
+	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
+	uint32_t runq_next;           /* next task in its CPU's run queue */
+	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
+	simtime_t slice_start;        /* when it last got its CPU */
+};
+
+/* A task's wait: as a futex waiter on a bucket's chain (models/futex_queue.h), and
+ * asleep (a futex's, a semaphore's or an rtlock's queue, or a nap). */
+struct task_wait {
+	struct futex_word *word;      /* the word it is queued on, NULL when not queued */
+	const struct futex_table *table; /* the chain it is on: its table and bucket */
+	simtime_t slept_at;           /* when it last went to sleep */
+	uint32_t chain_next;          /* next task in its bucket's chain */
+	uint32_t bucket;
+	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
+	bool wake_pending;            /* woken before it went to sleep: do not sleep */
+};
+
+/* A chain walk in progress (UOP_WALK, models/futex_queue.h), as waker or requeuer. */
+struct chain_walk {
+	uint32_t prev, cur;           /* the entry before the one it visits, and that one */
+	uint32_t taken;               /* the entry it is unlinking */
+	uint8_t stage;                /* enum walk_stage */
+	uint32_t woken, moved;        /* waiters woken and requeued by this walk */
+};
+
+/* A task's counters for reports, restarted when the window starts (tasks_reset_stats). */
+struct task_stats {
+	uint64_t wakeups;             /* times it was woken from a futex wait */
+	uint64_t chain_walked;        /* chain entries its walks visited */
+	uint64_t requeued;            /* waiters its requeues moved */
+	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
+	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
+	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
+};
+
+/* A simulated thread, in parts: its run state, then the futex call, the time
+ * accounting, the CPU, the wait, the walk and the counters. The order is the hot
+ * path's: the run state every micro-op touches comes first (the first two host
+ * lines), then what each op touches (its call, its time by class), then what only
+ * blocking, scheduling and reports touch, so that the state of a task, among
+ * thousands, costs the host few cache misses per op. Aligned to host lines. */
 struct task {
-	/* every op */
+	/* run state: every micro-op */
 	uint32_t id;
 	uint32_t cpu, core, node;
 	uint32_t process;
@@ -114,52 +235,44 @@ struct task {
 	simtime_t last_program_clock; /* its clock when it last completed one */
 	uint32_t programs_same_time;  /* programs completed in a row without its clock moving */
 
-	/* the current futex call's arguments, set by the workload */
-	uint32_t expected, newval;    /* FUTEX_WAIT's val, the requeue's cmpval; user atomics' operands */
-	struct futex_word *word;      /* uaddr (user atomics act on it too) */
-	simtime_t work_ps;            /* local work of an OPND_TASK_WORK micro-op, set by the workload */
-	uint32_t result;              /* a user atomic's old value */
-	uint32_t nwake, nrequeue;
-	struct futex_word *word2;     /* uaddr2 of a requeue */
-	struct op_target target2;     /* uaddr2's table and bucket */
-
-	simtime_t time_ps[TC_NCLASSES]; /* in the window, by what it did (enum time_class) */
-	simtime_t comp_ps[WORK_COMPS];  /* the time of fixed work micro-ops, by composition (their
-					   arg, below WORK_COMPS): split by step when reported */
-
-	/* PREEMPT_RT and scheduling */
-	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
-	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
-	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
-	uint32_t runq_next;           /* next task in its CPU's run queue */
-	simtime_t slice_start;        /* when it last got its CPU */
-
-	/* as a futex waiter */
-	uint32_t chain_next;          /* next task in its bucket's chain */
-	struct futex_word *waiting_on;/* the word it is queued on, NULL when not queued */
-	const struct futex_table *wait_table;
-	uint32_t wait_bucket;
-	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
-	bool wake_pending;            /* woken before it went to sleep: do not sleep */
-	simtime_t slept_at;
-
-	/* a chain walk in progress (UOP_WALK, models/futex_queue.h) */
-	struct chain_walk {
-		uint32_t prev, cur;   /* the entry before the one it visits, and that one */
-		uint32_t taken;       /* the entry it is unlinking */
-		uint8_t stage;        /* enum walk_stage */
-		uint32_t woken, moved;/* waiters woken and requeued by this walk */
-	} walk;
-
-	/* counters for reports */
-	uint64_t wakeups;             /* times it was woken from a futex wait */
-	uint64_t chain_walked;        /* chain entries its walks visited */
-	uint64_t requeued;            /* waiters its requeues moved */
-	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
-	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
-	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
-	simtime_t step_ps[STEP_NSTEPS]; /* kernel_work by path step, of the work micro-ops split at once */
+	struct task_call call;        /* the futex call: every op */
+	struct task_acct acct;        /* its time: every micro-op adds to acct.time_ps */
+	struct task_sched sched;      /* its CPU: context switches, PREEMPT_RT's lock */
+	struct task_wait wait;        /* blocking ops and sleeps */
+	struct chain_walk walk;       /* wakes and requeues */
+	struct task_stats stats;      /* reports */
 } __attribute__((aligned(64)));
+
+/* A row of TASK_TRANSITIONS, and the table itself (for tests and messages). */
+struct task_transition {
+	uint8_t from, to;             /* enum task_state */
+	const char *when;
+};
+extern const struct task_transition task_transitions[];
+extern const uint32_t task_ntransitions;
+extern const char *const task_state_names[]; /* by enum task_state */
+
+/* Whether the executor may go from state `from` to `to`: a row of TASK_TRANSITIONS. */
+bool task_transition_valid(enum task_state from, enum task_state to);
+
+#ifdef FUTEXSIM_DEBUG
+/* Aborts with a message when t's change to `next` is not in TASK_TRANSITIONS, and
+ * notes the change as seen (for the test that every row is reachable). */
+void task_check_transition(const struct task *t, enum task_state next);
+/* Whether some task of this process made the change since it started. */
+bool task_transition_seen(enum task_state from, enum task_state to);
+#endif
+
+/* Every change of a task's state goes through here (the executor's only writer of
+ * t->state; tests set states by hand to stage a grant). Checked only in debug
+ * builds: on the hot path it is one store. */
+static inline void task_set_state(struct task *t, enum task_state next)
+{
+#ifdef FUTEXSIM_DEBUG
+	task_check_transition(t, next);
+#endif
+	t->state = (uint8_t)next;
+}
 
 /* What the engine's prefetch hook fetches before a task's resume: kept apart from
  * the task (8 bytes each, in the host's cache) so the hook itself does not miss. */
@@ -206,10 +319,22 @@ struct tasks {
  * is stopped as stalled (a design whose every cost is 0 on some loop). */
 #define TASK_MAX_PROGRAMS_SAME_TIME 100000u
 
+/* The init contract: every field of struct tasks is set by these, in this order
+ * (the workload's setup, between the third stage and the last, starts tasks). */
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n);
-/* Second stage, once the coherence and lock models exist (they need the task count). */
-void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, const uint32_t *qnode_lines);
-/* Third, once the workload exists: its hook for every program completed before
+/* Second stage, once the coherence, lock and rwsem models exist (they need the task
+ * count): the models the executor works on. */
+void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *locks, struct rwsems *rwsems,
+		  const uint32_t *qnode_lines);
+/* Third: the run's parameters. The kernel's scheduling costs and whether its bucket
+ * locks are PREEMPT_RT's, the random source of OPND_RANDOM_EXP work, the measuring
+ * window [window_start, window_end), and the run's hook for every counted op (the
+ * time series; NULL for none). */
+void tasks_configure(struct tasks *ts, const struct kernel_design *k, gsl_rng *rng, simtime_t window_start,
+		     simtime_t window_end, task_hook_fn op_counted, void *op_counted_ctx);
+/* The workload's hook, when one of its tasks goes to sleep (optional: from its setup). */
+void tasks_set_slept(struct tasks *ts, task_hook_fn slept, void *ctx);
+/* Last, once the workload exists: its hook for every program completed before
  * the window's end (it sets the task's next program and target, or stops it). */
 void tasks_set_program_done(struct tasks *ts, task_hook_fn program_done, void *ctx);
 void tasks_free(struct tasks *ts);

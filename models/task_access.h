@@ -19,21 +19,21 @@ static inline uint32_t resolve_line(const struct task *t, const struct uop *u)
 {
 	switch (u->operand) {
 	case OPND_BUCKET_FIELD:
-		return futex_table_line(t->target.table, t->target.bucket, (enum bucket_field)u->arg);
+		return futex_table_line(t->target.table, t->target.bucket, (enum bucket_field)u->field);
 	case OPND_WORD_LINE:
 		return t->target.word_line;
 	case OPND_PAGE_LINE:
 		return t->target.page_line;
 	case OPND_BUCKET2_FIELD:
-		return futex_table_line(t->target2.table, t->target2.bucket, (enum bucket_field)u->arg);
+		return futex_table_line(t->call.target2.table, t->call.target2.bucket, (enum bucket_field)u->field);
 	case OPND_PI_STATE:
 		return t->target.pi_line;
 	case OPND_PI_STATE2:
-		return t->target2.pi_line;
+		return t->call.target2.pi_line;
 	case OPND_WORD2_LINE:
-		return t->target2.word_line;
+		return t->call.target2.word_line;
 	default:
-		return u->arg;
+		return u->line; /* OPND_LINE */
 	}
 }
 
@@ -68,15 +68,15 @@ static inline uint64_t bucket_addr(const struct op_target *t)
  * is none: the second of two locks that are the same bucket's. */
 static inline bool uop_lock(const struct task *t, const struct uop *u, uint32_t *lock, uint32_t *line)
 {
-	const struct op_target *which = u->operand == OPND_BUCKET2_LOCK ? &t->target2 : &t->target;
+	const struct op_target *which = u->operand == OPND_BUCKET2_LOCK ? &t->call.target2 : &t->target;
 
 	if (u->operand == OPND_LOCK_FIRST || u->operand == OPND_LOCK_SECOND) {
-		bool same = t->target2.table == t->target.table && t->target2.bucket == t->target.bucket;
-		bool second_is_lower = bucket_addr(&t->target2) < bucket_addr(&t->target);
+		bool same = t->call.target2.table == t->target.table && t->call.target2.bucket == t->target.bucket;
+		bool second_is_lower = bucket_addr(&t->call.target2) < bucket_addr(&t->target);
 
 		if (u->operand == OPND_LOCK_SECOND && same)
 			return false;
-		which = (u->operand == OPND_LOCK_FIRST) == second_is_lower ? &t->target2 : &t->target;
+		which = (u->operand == OPND_LOCK_FIRST) == second_is_lower ? &t->call.target2 : &t->target;
 	}
 	*lock = which->table->lock0 + which->bucket;
 	*line = futex_table_line(which->table, which->bucket, BF_LOCK);
@@ -102,7 +102,7 @@ static inline bool catch_up(struct tasks *ts, struct task *t)
 	}
 	if (engine_try_advance(ts->eng, t->clock, ts->resume_kind, t->id))
 		return true;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 	return false;
 }
@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) bool line_access(struct tasks *ts, 
 			return false;
 	}
 	if (coh_access(ts->coh, line, t->id, t->cpu, kind, &cost) == COH_WAIT) {
-		t->state = wait_state;
+		task_set_state(t, wait_state);
 		return false;
 	}
 done:
@@ -145,23 +145,23 @@ static inline enum access_kind user_access_kind(uint8_t op)
 static inline void user_done(struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	struct futex_word *w = t->word;
+	struct futex_word *w = t->call.word;
 
-	t->result = w->value;
-	switch (u->access) {
+	t->call.old_value = w->value;
+	switch (u->user_op) {
 	case USER_STORE:
 	case USER_XCHG:
-		w->value = t->newval;
+		w->value = t->call.newval;
 		break;
 	case USER_CAS:
-		if (w->value == t->expected)
-			w->value = t->newval;
+		if (w->value == t->call.expected)
+			w->value = t->call.newval;
 		break;
 	default:
 		break;
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 #endif

@@ -7,12 +7,12 @@ static void runq_push(struct tasks *ts, struct task *t)
 {
 	uint32_t c = t->cpu;
 
-	t->state = TS_READY;
-	t->runq_next = TASK_NONE;
+	task_set_state(t, TS_READY);
+	t->sched.runq_next = TASK_NONE;
 	if (ts->runq_tail[c] == TASK_NONE)
 		ts->runq_head[c] = t->id;
 	else
-		ts->v[ts->runq_tail[c]].runq_next = t->id;
+		ts->v[ts->runq_tail[c]].sched.runq_next = t->id;
 	ts->runq_tail[c] = t->id;
 }
 
@@ -22,10 +22,10 @@ static void cpu_dispatch(struct tasks *ts, struct task *t, simtime_t at)
 	ts->cpu_current[t->cpu] = t->id;
 	if (t->clock < at)
 		t->clock = at;
-	t->slice_start = t->clock;
+	t->sched.slice_start = t->clock;
 	t->burst_line = COH_NONE;
 	ts->hint[t->id].line = COH_NONE;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
 
@@ -43,11 +43,11 @@ static void cpu_release(struct tasks *ts, uint32_t cpu, simtime_t at)
 		return;
 	}
 	n = &ts->v[next];
-	ts->runq_head[cpu] = n->runq_next;
+	ts->runq_head[cpu] = n->sched.runq_next;
 	if (ts->runq_head[cpu] == TASK_NONE)
 		ts->runq_tail[cpu] = TASK_NONE;
-	n->runq_next = TASK_NONE;
-	n->switches_in++;
+	n->sched.runq_next = TASK_NONE;
+	n->stats.switches_in++;
 	cpu_dispatch(ts, n, at + ts->context_switch_ps);
 }
 
@@ -56,7 +56,7 @@ void cpu_enter(struct tasks *ts, struct task *t, simtime_t at)
 {
 	t->clock = at;
 	if (t->background) {
-		t->state = TS_RUN;
+		task_set_state(t, TS_RUN);
 		engine_schedule(ts->eng, at, ts->resume_kind, t->id);
 		return;
 	}
@@ -79,7 +79,7 @@ void task_stop(struct tasks *ts, struct task *t)
 {
 	if (!t->background && ts->cpu_current[t->cpu] == t->id)
 		cpu_release(ts, t->cpu, t->clock);
-	t->state = TS_IDLE;
+	task_set_state(t, TS_IDLE);
 	task_account_stop(ts, t); /* its time ends here */
 }
 
@@ -88,15 +88,15 @@ void task_stop(struct tasks *ts, struct task *t)
  * busy thread, whichever of the two the engine happens to handle first. */
 void task_stop_at_window_end(struct task *t)
 {
-	t->state = TS_IDLE;
+	task_set_state(t, TS_IDLE);
 }
 
 /* A sleeping task leaves its CPU (its sibling runs alone, or another task runs) until woken. */
 void task_sleep(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
-	t->state = TS_SLEEP;
-	t->slept_at = t->clock;
+	task_set_state(t, TS_SLEEP);
+	t->wait.slept_at = t->clock;
 	if (!t->background)
 		cpu_release(ts, t->cpu, t->clock);
 	if (ts->slept)
@@ -106,7 +106,7 @@ void task_sleep(struct tasks *ts, struct task *t)
 /* At the end of an op: a task that has used its slice lets the next runnable one run. */
 bool task_preempted(struct tasks *ts, struct task *t)
 {
-	if (t->background || ts->runq_head[t->cpu] == TASK_NONE || t->clock - t->slice_start < ts->timeslice_ps)
+	if (t->background || ts->runq_head[t->cpu] == TASK_NONE || t->clock - t->sched.slice_start < ts->timeslice_ps)
 		return false;
 	cpu_release(ts, t->cpu, t->clock);
 	runq_push(ts, t);

@@ -14,13 +14,13 @@ static void lock_held(struct task *t)
 	t->locks_held++;
 	t->lock_stage = LS_CMPXCHG;
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 }
 
 static void spin(struct tasks *ts, struct task *t)
 {
 	t->burst_line = COH_NONE;
-	t->state = TS_LOCK_SPIN;
+	task_set_state(t, TS_LOCK_SPIN);
 	coh_watch(ts->coh, t->lock_line, t->id, t->cpu);
 }
 
@@ -44,7 +44,7 @@ static bool take(struct tasks *ts, struct task *t, uint32_t lock)
 	simtime_t cost;
 
 	if (coh_access(ts->coh, t->lock_line, t->id, t->cpu, ACCESS_WRITE, &cost) == COH_WAIT) {
-		t->state = TS_LOCK_TAKE;
+		task_set_state(t, TS_LOCK_TAKE);
 		return false;
 	}
 	lock_taken(ts, t, lock);
@@ -98,7 +98,7 @@ enum lock_result lock_access_done(struct tasks *ts, struct task *t, uint32_t loc
 			/* link behind the previous tail: a store to its MCS node */
 			(void)coh_posted_store(ts->coh, ts->qnode_lines[ts->v[prev].cpu], ts->v[prev].cpu, t->cpu);
 			t->burst_line = COH_NONE;
-			t->state = TS_LOCK_MCS;
+			task_set_state(t, TS_LOCK_MCS);
 			return LOCK_WAITING;
 		}
 	}
@@ -147,23 +147,23 @@ static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 			return LOCK_NEXT;
 		}
 	} else {
-		taken = rtlock_try_take(ts->locks, lock, t->id, t->rt_queued, ts->eng->now);
+		taken = rtlock_try_take(ts->locks, lock, t->id, t->sched.rt_queued, ts->eng->now);
 	}
 	if (taken) {
-		t->rt_queued = false;
-		t->lock_taken_at = t->clock;
+		t->sched.rt_queued = false;
+		t->sched.lock_taken_at = t->clock;
 		lock_held(t);
 		return LOCK_HELD;
 	}
-	if (!t->rt_queued) {
+	if (!t->sched.rt_queued) {
 		rtlock_enqueue(ts->locks, lock, t->id, ts->eng->now);
-		t->rt_queued = true;
+		t->sched.rt_queued = true;
 	}
 	t->burst_line = COH_NONE;
 	owner = ts->locks->locks[lock].holder;
 	if (rtlock_top(ts->locks, lock) == t->id && on_cpu(ts, &ts->v[owner])) {
 		/* rtmutex_spin_on_owner(): until the owner lets go or leaves its CPU */
-		t->state = TS_RT_SPIN;
+		task_set_state(t, TS_RT_SPIN);
 		return LOCK_WAITING;
 	}
 	/* schedule_rtlock(); woken by an unlock (as the top waiter), it retries */
@@ -175,7 +175,7 @@ static enum lock_result rtlock_access_done(struct tasks *ts, struct task *t)
 static void rtlock_spin_ended(struct tasks *ts, struct task *t)
 {
 	t->clock = ts->eng->now;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	engine_schedule(ts->eng, t->clock, ts->resume_kind, t->id);
 }
 
@@ -196,7 +196,7 @@ static void rtlock_owner_off_cpu(struct tasks *ts, uint32_t lock)
 static bool slice_ended_in_section(const struct tasks *ts, const struct task *t)
 {
 	return !t->background && ts->runq_head[t->cpu] != TASK_NONE &&
-	       t->lock_taken_at - t->slice_start < ts->timeslice_ps && t->clock - t->slice_start >= ts->timeslice_ps;
+	       t->sched.lock_taken_at - t->sched.slice_start < ts->timeslice_ps && t->clock - t->sched.slice_start >= ts->timeslice_ps;
 }
 
 bool rtunlock_access_done(struct tasks *ts, struct task *t)
@@ -219,8 +219,8 @@ bool rtunlock_access_done(struct tasks *ts, struct task *t)
 
 		if (w->state == TS_RT_SPIN) {
 			rtlock_spin_ended(ts, w);
-		} else if (w->state == TS_SLEEP && !w->rt_woken) {
-			w->rt_woken = true;
+		} else if (w->state == TS_SLEEP && !w->sched.rt_woken) {
+			w->sched.rt_woken = true;
 			task_wake(ts, w);
 		}
 	}
@@ -260,19 +260,19 @@ static void rwsem_hand_over(struct tasks *ts, uint32_t sem)
 bool rwsem_access_done(struct tasks *ts, struct task *t)
 {
 	const struct uop *u = &t->prog[t->pc];
-	bool write = u->access == RWSEM_DOWN_WRITE || u->access == RWSEM_UP_WRITE;
+	bool write = u->rwsem_op == RWSEM_DOWN_WRITE || u->rwsem_op == RWSEM_UP_WRITE;
 
-	if (u->access == RWSEM_DOWN_READ || u->access == RWSEM_DOWN_WRITE) {
-		if (!rwsem_down(ts->rwsems, u->arg, t->id, write, ts->eng->now)) {
+	if (u->rwsem_op == RWSEM_DOWN_READ || u->rwsem_op == RWSEM_DOWN_WRITE) {
+		if (!rwsem_down(ts->rwsems, u->sem, t->id, write, ts->eng->now)) {
 			task_sleep(ts, t);
 			return false;
 		}
 	} else {
-		rwsem_up(ts->rwsems, u->arg, t->id, write);
-		rwsem_hand_over(ts, u->arg);
+		rwsem_up(ts->rwsems, u->sem, t->id, write);
+		rwsem_hand_over(ts, u->sem);
 	}
 	t->pc++;
-	t->state = TS_RUN;
+	task_set_state(t, TS_RUN);
 	return true;
 }
 
@@ -284,6 +284,6 @@ void lock_handed_over(struct tasks *ts, struct task *t)
 
 bool task_in_bucket_lock(const struct task *t)
 {
-	return t->locks_held || t->rt_queued || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS ||
+	return t->locks_held || t->sched.rt_queued || t->state == TS_LOCK_ACCESS || t->state == TS_LOCK_MCS ||
 	       t->state == TS_LOCK_SPIN || t->state == TS_LOCK_TAKE || t->state == TS_RT_SPIN;
 }

@@ -128,7 +128,7 @@ static int build_one(struct usync *u, const struct task *t, enum prog_variant v,
 	path_emit(&b, (struct uop){ .kind = UOP_WORK, .operand = OPND_TASK_WORK });
 	if (p <= UP_LOAD) {
 		path_emit_work(&b, u->lock_call_ps);
-		path_emit(&b, (struct uop){ .kind = UOP_USER, .access = user_op[p], .operand = OPND_WORD_LINE });
+		path_emit(&b, (struct uop){ .kind = UOP_USER, .user_op = user_op[p], .operand = OPND_WORD_LINE });
 	} else {
 		path_emit_work(&b, u->syscall_wrap_ps);
 		if (futex_path_build(&b, kernel_op[p], e) < 0)
@@ -285,8 +285,8 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 
 	t->prog = &u->progs[i * USYNC_MAX_UOPS];
 	t->nuops = u->nuops[i];
-	t->work_ps = work;
-	t->word = &f->w;
+	t->call.work_ps = work;
+	t->call.word = &f->w;
 	t->target = f->target;
 	/* a wake that finds no waiters skips its walk: nothing woken */
 	t->walk.woken = t->walk.moved = 0;
@@ -294,7 +294,7 @@ static void set_prog(struct usync *u, struct task *t, enum usync_prog p, struct 
 	u->tasks[t->id].call_start = t->clock;
 	if (p >= UP_WAIT && task_in_window(u->world->tasks, t)) {
 		u->tasks[t->id].futex_calls++;
-		t->futex_calls++;
+		t->stats.futex_calls++;
 	}
 }
 
@@ -302,8 +302,8 @@ void usync_user_atomic(struct usync *u, struct task *t, enum usync_prog p, struc
 		       uint32_t newval, simtime_t work)
 {
 	set_prog(u, t, p, f, work);
-	t->expected = expected;
-	t->newval = newval;
+	t->call.expected = expected;
+	t->call.newval = newval;
 }
 
 void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val)
@@ -315,8 +315,8 @@ void usync_futex_wait(struct usync *u, struct task *t, struct usync_futex *f, ui
 void usync_futex_wake(struct usync *u, struct task *t, struct usync_futex *f, uint32_t nwake)
 {
 	set_prog(u, t, UP_WAKE, f, 0);
-	t->nwake = nwake;
-	t->nrequeue = 0;
+	t->call.nwake = nwake;
+	t->call.nrequeue = 0;
 	count(u, t, &u->tasks[t->id].wakes, 1);
 }
 
@@ -334,8 +334,8 @@ void usync_futex_wait_requeue_pi(struct usync *u, struct task *t, struct usync_f
 				 struct usync_futex *f2)
 {
 	usync_user_atomic(u, t, UP_WAIT_REQUEUE_PI, f, val, 0, 0);
-	t->word2 = &f2->w;
-	t->target2 = f2->target;
+	t->call.word2 = &f2->w;
+	t->call.target2 = f2->target;
 	count(u, t, &u->tasks[t->id].waits, 1);
 }
 
@@ -343,11 +343,11 @@ void usync_futex_cmp_requeue_pi(struct usync *u, struct task *t, struct usync_fu
 				struct usync_futex *f2, uint32_t nrequeue)
 {
 	set_prog(u, t, UP_CMP_REQUEUE_PI, f, 0);
-	t->word2 = &f2->w;
-	t->target2 = f2->target;
-	t->expected = cmpval;
-	t->nwake = 0; /* the one woken is futex_proxy_trylock_atomic's (t->result) */
-	t->nrequeue = nrequeue;
+	t->call.word2 = &f2->w;
+	t->call.target2 = f2->target;
+	t->call.expected = cmpval;
+	t->call.nwake = 0; /* the one woken is futex_proxy_trylock_atomic's (t->call.proxy_woken) */
+	t->call.nrequeue = nrequeue;
 	count(u, t, &u->tasks[t->id].requeues, 1);
 }
 
@@ -355,11 +355,11 @@ void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f,
 			 struct usync_futex *f2, uint32_t nwake, uint32_t nrequeue)
 {
 	set_prog(u, t, UP_REQUEUE, f, 0);
-	t->word2 = &f2->w;
-	t->target2 = f2->target;
-	t->expected = cmpval;
-	t->nwake = nwake;
-	t->nrequeue = nrequeue;
+	t->call.word2 = &f2->w;
+	t->call.target2 = f2->target;
+	t->call.expected = cmpval;
+	t->call.nwake = nwake;
+	t->call.nrequeue = nrequeue;
 	count(u, t, &u->tasks[t->id].requeues, 1);
 }
 
@@ -433,8 +433,8 @@ static void begin_cond_inc(struct usync *u, struct task *t, uint32_t cond, simti
 void usync_cond_signal(struct usync *u, struct task *t, uint32_t cond, simtime_t work)
 {
 	begin_cond_inc(u, t, cond, work);
-	t->nwake = 1;
-	t->nrequeue = 0;
+	t->call.nwake = 1;
+	t->call.nrequeue = 0;
 }
 
 void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32_t mutex, bool requeue,
@@ -442,8 +442,8 @@ void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32
 {
 	begin_cond_inc(u, t, cond, work);
 	u->tasks[t->id].mutex = mutex;
-	t->nwake = requeue ? 1 : UINT32_MAX;
-	t->nrequeue = requeue ? UINT32_MAX : 0;
+	t->call.nwake = requeue ? 1 : UINT32_MAX;
+	t->call.nrequeue = requeue ? UINT32_MAX : 0;
 }
 
 /* The current phase ended without finishing its protocol's caller: return to the
@@ -494,19 +494,19 @@ bool usync_step(struct usync *u, struct task *t)
 
 	switch (ut->phase & ((1u << PH_RETURN_SHIFT) - 1)) {
 	case PH_LOCK_CAS:
-		if (t->result == 0)
+		if (t->call.old_value == 0)
 			break;
 		set_phase(ut, PH_LOCK_LOAD);
 		usync_user_atomic(u, t, UP_LOAD, &m->f, 0, 0, 0);
 		return false;
 	case PH_LOCK_LOAD:
-		if (t->result == 2)
+		if (t->call.old_value == 2)
 			lock_wait(u, t, m);
 		else
 			lock_xchg(u, t, m);
 		return false;
 	case PH_LOCK_XCHG:
-		if (t->result == 0)
+		if (t->call.old_value == 0)
 			break;
 		lock_wait(u, t, m);
 		return false;
@@ -517,12 +517,12 @@ bool usync_step(struct usync *u, struct task *t)
 		/* the exchange released it: from here another task may take it */
 		if (m->owner == t->id)
 			m->owner = USYNC_NONE;
-		if (t->result != 2)
+		if (t->call.old_value != 2)
 			return phase_done(u, t);
 		set_phase(ut, PH_UNLOCK_WAKE);
 		set_prog(u, t, UP_WAKE, &m->f, 0);
-		t->nwake = 1;
-		t->nrequeue = 0;
+		t->call.nwake = 1;
+		t->call.nrequeue = 0;
 		count(u, t, &ut->wakes, 1);
 		return false;
 	case PH_UNLOCK_WAKE:
@@ -531,7 +531,7 @@ bool usync_step(struct usync *u, struct task *t)
 		return phase_done(u, t);
 	case PH_CW_READ:
 		/* the value read is the one FUTEX_WAIT expects; we now count as a waiter */
-		ut->cond_seq = t->result;
+		ut->cond_seq = t->call.old_value;
 		c->waiters++;
 		ut->phase = PH_CW_UNLOCK;
 		begin_unlock(u, t, ut->mutex, 0);
@@ -539,7 +539,7 @@ bool usync_step(struct usync *u, struct task *t)
 	case PH_CW_UNLOCK:
 		ut->phase = PH_CW_WAIT;
 		set_prog(u, t, UP_WAIT, &c->seq, 0);
-		t->expected = ut->cond_seq;
+		t->call.expected = ut->cond_seq;
 		count(u, t, &ut->waits, 1);
 		return false;
 	case PH_CW_WAIT:
@@ -551,13 +551,13 @@ bool usync_step(struct usync *u, struct task *t)
 	case PH_CS_INC:
 		if (!c->waiters)
 			break;
-		if (t->nrequeue) {
+		if (t->call.nrequeue) {
 			ut->phase = PH_CS_REQUEUE;
 			set_prog(u, t, UP_REQUEUE, &c->seq, 0);
-			t->word2 = &m->f.w;
-			t->target2 = m->f.target;
+			t->call.word2 = &m->f.w;
+			t->call.target2 = m->f.target;
 			/* cmpval: the value we stored; a later change means another broadcast came */
-			t->expected = c->seq.w.value;
+			t->call.expected = c->seq.w.value;
 			count(u, t, &ut->requeues, 1);
 		} else {
 			ut->phase = PH_CS_WAKE;
@@ -601,7 +601,7 @@ static bool old_private(const struct usync *u, const struct futex_table *tab, co
 static bool in_old_hash(const struct usync *u, const struct task *t, const struct process *proc)
 {
 	return u->tasks[t->id].in_kernel && task_in_bucket_lock(t) &&
-	       (old_private(u, t->target.table, proc) || old_private(u, t->target2.table, proc));
+	       (old_private(u, t->target.table, proc) || old_private(u, t->call.target2.table, proc));
 }
 
 bool usync_rehash(struct usync *u, uint32_t pid)
@@ -621,15 +621,15 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 	for (uint32_t i = proc->first_task; i < proc->first_task + proc->ntasks; i++) {
 		struct task *t = &world->tasks->v[i];
 
-		if (t->waiting_on && !t->waiting_on->shared) {
-			const struct op_target *to = &futex_of(t->waiting_on)->target;
+		if (t->wait.word && !t->wait.word->shared) {
+			const struct op_target *to = &futex_of(t->wait.word)->target;
 
 			futexq_move(world->tasks, t, to->table, to->bucket);
 		}
-		if (t->word && !t->word->shared)
-			t->target = futex_of(t->word)->target;
-		if (t->word2 && !t->word2->shared)
-			t->target2 = futex_of(t->word2)->target;
+		if (t->call.word && !t->call.word->shared)
+			t->target = futex_of(t->call.word)->target;
+		if (t->call.word2 && !t->call.word2->shared)
+			t->call.target2 = futex_of(t->call.word2)->target;
 	}
 	return true;
 }

@@ -41,7 +41,7 @@
 
 /* A futex word in user memory and where the kernel hashes it. */
 struct usync_futex {
-	struct futex_word w;    /* first: a task's waiting_on points here */
+	struct futex_word w;    /* first: a task's wait.word points here */
 	struct op_target target;
 };
 
@@ -132,7 +132,7 @@ void usync_cond_broadcast(struct usync *u, struct task *t, uint32_t cond, uint32
 			  simtime_t work);
 
 /* A bare user atomic on word f (p: UP_CAS, UP_XCHG or UP_LOAD) after `work` of local
- * work: t->result is the value it found. */
+ * work: t->call.old_value is the value it found. */
 void usync_user_atomic(struct usync *u, struct task *t, enum usync_prog p, struct usync_futex *f, uint32_t expected,
 		       uint32_t newval, simtime_t work);
 
@@ -148,8 +148,8 @@ void usync_futex_requeue(struct usync *u, struct task *t, struct usync_futex *f,
  * (usync_place_pi_state). */
 void usync_futex_lock_pi(struct usync *u, struct task *t, struct usync_futex *f);
 void usync_futex_unlock_pi(struct usync *u, struct task *t, struct usync_futex *f);
-/* FUTEX_WAIT_REQUEUE_PI(f, val, f2): back (t->waiting_on NULL) owning PI futex f2;
- * FUTEX_CMP_REQUEUE_PI(f, cmpval, f2, 1, nrequeue): t->result waiters it woke owning
+/* FUTEX_WAIT_REQUEUE_PI(f, val, f2): back (t->wait.word NULL) owning PI futex f2;
+ * FUTEX_CMP_REQUEUE_PI(f, cmpval, f2, 1, nrequeue): t->call.proxy_woken waiters it woke owning
  * f2 (0 or 1), t->walk.moved those it requeued onto f2. */
 void usync_futex_wait_requeue_pi(struct usync *u, struct task *t, struct usync_futex *f, uint32_t val,
 				 struct usync_futex *f2);

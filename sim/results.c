@@ -336,12 +336,12 @@ int results_from_sim(struct results *r, const struct sim *s, uint32_t nhot, doub
 		}
 		tr->ops = t->ops;
 		tr->ops_per_sec = perf_ops_per_sec(t->ops, secs);
-		tr->futex_calls = t->futex_calls;
-		tr->wakeups = t->wakeups;
-		tr->chain_walked = t->chain_walked;
-		tr->requeued = t->requeued;
-		tr->switches = t->switches_in;
-		tr->blocked_ps = t->slept_ps;
+		tr->futex_calls = t->stats.futex_calls;
+		tr->wakeups = t->stats.wakeups;
+		tr->chain_walked = t->stats.chain_walked;
+		tr->requeued = t->stats.requeued;
+		tr->switches = t->stats.switches_in;
+		tr->blocked_ps = t->stats.slept_ps;
 		tasks_split_work(&s->tasks, t, sim_window_stop(s), tr->time_ps, steps);
 		tr->has_time = true;
 		for (int k = 0; k < STEP_NSTEPS; k++)

@@ -58,17 +58,8 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->control_kind = engine_register(&s->eng, on_control, s);
 	if (futex_tables_init(&s->ft, s->k, s->m, &s->mem, &s->locks, &s->rwsems, e) < 0)
 		return -1;
-	tasks_attach(&s->tasks, &s->coh, &s->locks, s->ft.qnode_lines);
-	s->tasks.rwsems = &s->rwsems;
-	s->tasks.op_counted = op_counted;
-	s->tasks.op_counted_ctx = s;
-	s->tasks.rng = s->rng;
-	s->tasks.wakeup_latency_ps = s->k->wakeup_latency_ps;
-	s->tasks.context_switch_ps = s->k->context_switch_ps;
-	s->tasks.timeslice_ps = s->k->timeslice_ps;
-	s->tasks.preempt_rt = s->k->preempt_rt;
-	s->tasks.window_start = s->warmup_end;
-	s->tasks.window_end = s->end;
+	tasks_attach(&s->tasks, &s->coh, &s->locks, &s->rwsems, s->ft.qnode_lines);
+	tasks_configure(&s->tasks, s->k, s->rng, s->warmup_end, s->end, op_counted, s);
 	s->world = (struct world){ .m = s->m, .k = s->k, .eng = &s->eng, .coh = &s->coh, .mem = &s->mem,
 				   .ft = &s->ft, .tasks = &s->tasks, .rng = s->rng };
 	if (sc->wl_type->setup(&s->world, sc->wl_params, &s->wl, e) < 0)

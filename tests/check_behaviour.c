@@ -275,7 +275,7 @@ START_TEST(test_quiet_prefetches_change_nothing)
 			tasks_split_work(&loud.s.tasks, y, sim_window_stop(&loud.s), ty, sy);
 			ck_assert_msg(memcmp(tx, ty, sizeof(tx)) == 0 && memcmp(sx, sy, sizeof(sx)) == 0,
 				      "%s: task %u's time by class", runs[i].path, k);
-			ck_assert_uint_eq(x->wakeups, y->wakeups);
+			ck_assert_uint_eq(x->stats.wakeups, y->stats.wakeups);
 		}
 		for (uint32_t l = 0; l < quiet.s.coh.nlines; l++) {
 			const struct line *x = &quiet.s.coh.lines[l], *y = &loud.s.coh.lines[l];

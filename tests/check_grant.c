@@ -82,13 +82,15 @@
 #define NTASKS 6u
 #define STOP_PC 1u /* the stopper's index in every one-micro-op program */
 
-#define ACCESS(kind_, opnd, arg_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .arg = (arg_) }
+/* an access to the line of a target operand; to a bucket field */
+#define ACCESS(kind_, opnd) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd) }
+#define FIELD_ACCESS(kind_, opnd, field_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .field = (field_) }
 #define LOCK { .kind = UOP_LOCK, .operand = OPND_BUCKET_LOCK, .work_ps = LOCK_SLOW_PS }
 #define UNLOCK { .kind = UOP_UNLOCK, .operand = OPND_BUCKET_LOCK }
-#define RWSEM(op, sem) { .kind = UOP_RWSEM, .access = (op), .operand = OPND_NONE, .arg = (sem) }
-#define USER(op) { .kind = UOP_USER, .access = (op), .operand = OPND_NONE }
-#define WAITERS(opnd, inc) { .kind = UOP_WAITERS, .operand = (opnd), .arg = (inc) }
-#define WALK(requeue) { .kind = UOP_WALK, .operand = OPND_NONE, .arg = (requeue), .work_ps = CHAIN_ENTRY_PS }
+#define RWSEM(op, sem_) { .kind = UOP_RWSEM, .rwsem_op = (op), .operand = OPND_NONE, .sem = (sem_) }
+#define USER(op) { .kind = UOP_USER, .user_op = (op), .operand = OPND_NONE }
+#define WAITERS(opnd, inc_) { .kind = UOP_WAITERS, .operand = (opnd), .inc = (inc_) }
+#define WALK(requeue_) { .kind = UOP_WALK, .operand = OPND_NONE, .requeue = (requeue_), .work_ps = CHAIN_ENTRY_PS }
 #define SLEEP { .kind = UOP_SLEEP, .operand = OPND_NONE }
 
 static struct {
@@ -136,7 +138,7 @@ static void setup(void)
 		/* stopped between two ops before its first: its start event (at 0)
 		 * finds it not runnable; it keeps its CPU, as a running task does */
 		task(i)->state = TS_IDLE;
-		task(i)->word = &fx.w;
+		task(i)->call.word = &fx.w;
 	}
 	engine_run(&fx.s.eng, 1);
 	ck_assert_uint_eq(fx.s.eng.len, 0);
@@ -198,6 +200,14 @@ static void warm(uint32_t line, uint32_t cpu, enum access_kind kind)
 	ck_assert_uint_lt(fx.s.eng.now, T0);
 }
 
+/* Task `q`, stopped between two ops by setup, goes to sleep as a running task does
+ * (only a running task may: models/task.h, TASK_TRANSITIONS). */
+static void asleep(struct task *q)
+{
+	q->state = TS_RUN;
+	task_sleep(fx.ts, q);
+}
+
 /* The engine's clock at T0, with nothing pending (every hold window is over). */
 static void at_t0(void)
 {
@@ -238,7 +248,7 @@ static void assert_stopped(simtime_t at)
 	ck_assert_uint_eq(fx.t->state, TS_SLEEP);
 	ck_assert_uint_eq(fx.t->pc, STOP_PC);
 	ck_assert_uint_eq(fx.t->clock, at);
-	ck_assert_uint_eq(fx.t->slept_at, at);
+	ck_assert_uint_eq(fx.t->wait.slept_at, at);
 }
 
 static uint64_t node_transfers(uint32_t line)
@@ -254,7 +264,7 @@ START_TEST(test_access)
 {
 	setup();
 	at_t0();
-	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0), TS_ACCESS, T0 - FILL_PS);
+	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE), TS_ACCESS, T0 - FILL_PS);
 	grant(fx.t->target.word_line);
 	assert_stopped(T0);
 	ck_assert_uint_eq(fx.t->locks_held, 0);
@@ -269,8 +279,8 @@ END_TEST
 START_TEST(test_access_through_coherence)
 {
 	static const struct uop u[] = {
-		ACCESS(ACCESS_RMW, OPND_WORD_LINE, 0),
-		ACCESS(ACCESS_WRITE, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_RMW, OPND_WORD_LINE),
+		ACCESS(ACCESS_WRITE, OPND_WORD_LINE),
 		SLEEP,
 	};
 
@@ -293,7 +303,7 @@ START_TEST(test_access_through_coherence)
 	ck_assert_uint_eq(fx.t->state, TS_SLEEP);
 	ck_assert_uint_eq(fx.t->pc, 2);
 	ck_assert_uint_eq(fx.t->clock, T0 + FILL_PS + LINE_HIT_PS);
-	ck_assert_uint_eq(fx.t->slept_at, T0 + FILL_PS + LINE_HIT_PS);
+	ck_assert_uint_eq(fx.t->wait.slept_at, T0 + FILL_PS + LINE_HIT_PS);
 	teardown();
 }
 END_TEST
@@ -713,7 +723,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(t2->state, TS_SLEEP);
 	ck_assert_uint_eq(t2->pc, 1);
 	ck_assert_uint_eq(t2->clock, T0 + XFER_PS);
-	ck_assert_uint_eq(t2->slept_at, T0 + XFER_PS);
+	ck_assert_uint_eq(t2->wait.slept_at, T0 + XFER_PS);
 	ck_assert_uint_eq(t2->locks_held, 1);
 	ck_assert_uint_eq(l->holder, 2);
 	ck_assert_uint_eq(l->pending, SPIN_NONE);
@@ -892,7 +902,7 @@ START_TEST(test_rwsem_down_write_contended_sleeps)
 	ck_assert_uint_eq(fx.t->state, TS_SLEEP);
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0);
-	ck_assert_uint_eq(fx.t->slept_at, T0);
+	ck_assert_uint_eq(fx.t->wait.slept_at, T0);
 	ck_assert_uint_eq(fx.ts->cpu_current[0], TASK_NONE);
 	w = &fx.s.rwsems.v[sem];
 	ck_assert_uint_eq(w->readers, 1);
@@ -920,9 +930,9 @@ START_TEST(test_rwsem_up_write_hands_over)
 	sem = mmap_sem();
 	ck_assert(rwsem_down(&fx.s.rwsems, sem, 0, true, 1 * US));
 	ck_assert(!rwsem_down(&fx.s.rwsems, sem, 2, false, 2 * US));
-	task_sleep(fx.ts, task(2));
+	asleep(task(2));
 	ck_assert(!rwsem_down(&fx.s.rwsems, sem, 3, false, 3 * US));
-	task_sleep(fx.ts, task(3));
+	asleep(task(3));
 	at_t0();
 	program((struct uop)RWSEM(RWSEM_UP_WRITE, sem), TS_RWSEM_ACCESS, T0 - XFER_PS);
 	grant(fx.s.rwsems.v[sem].line);
@@ -954,7 +964,7 @@ END_TEST
 static const struct {
 	uint8_t op;
 	uint32_t expected, newval;
-	uint32_t want_value, want_result;
+	uint32_t want_value, want_old;
 } user_cases[] = {
 	{ USER_LOAD, 0, 9, 5, 5 },  /* a load leaves the word */
 	{ USER_STORE, 0, 9, 9, 5 }, /* a store writes newval */
@@ -969,13 +979,13 @@ START_TEST(test_user_access)
 	at_t0();
 	program((struct uop)USER(user_cases[_i].op), TS_USER_ACCESS, T0 - XFER_PS);
 	fx.w.value = 5;
-	fx.t->expected = user_cases[_i].expected;
-	fx.t->newval = user_cases[_i].newval;
-	fx.t->result = 0xdeadbeef;
+	fx.t->call.expected = user_cases[_i].expected;
+	fx.t->call.newval = user_cases[_i].newval;
+	fx.t->call.old_value = 0xdeadbeef;
 	grant(fx.t->target.word_line);
 	assert_stopped(T0);
 	ck_assert_uint_eq(fx.w.value, user_cases[_i].want_value);
-	ck_assert_uint_eq(fx.t->result, user_cases[_i].want_result);
+	ck_assert_uint_eq(fx.t->call.old_value, user_cases[_i].want_old);
 	teardown();
 }
 END_TEST
@@ -1022,7 +1032,7 @@ START_TEST(test_waiters_second_target)
 	at_t0();
 	fx.table->waiters[fx.bucket] = 2;
 	fx.table->waiters[fx.bucket2] = 4;
-	fx.t->target2 = (struct op_target){ .table = fx.table, .bucket = fx.bucket2 };
+	fx.t->call.target2 = (struct op_target){ .table = fx.table, .bucket = fx.bucket2 };
 	program((struct uop)WAITERS(OPND_BUCKET2_FIELD, 1), TS_WAITERS_ACCESS, T0 - XFER_PS);
 	grant(fx.bline2);
 	assert_stopped(T0);
@@ -1041,10 +1051,10 @@ static void queue_waiter(uint32_t i, struct futex_word *w)
 	struct task *q = task(i);
 
 	q->target = fx.t->target;
-	q->word = w;
+	q->call.word = w;
 	futexq_enqueue(fx.ts, q);
-	task_sleep(fx.ts, q);
-	warm(q->q_line, i, ACCESS_WRITE);
+	asleep(q);
+	warm(q->wait.q_line, i, ACCESS_WRITE);
 }
 
 /* Waiter `i` as the walk leaves it just after unlinking it: off the chain, but
@@ -1054,12 +1064,12 @@ static void unlinked_waiter(uint32_t i, struct futex_word *w)
 	struct task *q = task(i);
 
 	q->target = fx.t->target;
-	q->word = w;
-	q->waiting_on = w;
-	q->wait_table = fx.table;
-	q->wait_bucket = fx.bucket;
-	q->chain_next = FUTEX_CHAIN_END;
-	task_sleep(fx.ts, q);
+	q->call.word = w;
+	q->wait.word = w;
+	q->wait.table = fx.table;
+	q->wait.bucket = fx.bucket;
+	q->wait.chain_next = FUTEX_CHAIN_END;
+	asleep(q);
 }
 
 /* Task 0 is the waker: FUTEX_WAKE(w, 1) (or a requeue) under the bucket lock,
@@ -1068,9 +1078,9 @@ static void waker(uint32_t requeue, enum walk_stage stage, uint32_t prev, uint32
 {
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.lock, 0, 1 * US), SPIN_ACQUIRED);
 	fx.t->locks_held = 1;
-	fx.t->word = &fx.w;
-	fx.t->nwake = 1;
-	fx.t->nrequeue = 0;
+	fx.t->call.word = &fx.w;
+	fx.t->call.nwake = 1;
+	fx.t->call.nrequeue = 0;
 	program((struct uop)WALK(requeue), TS_WALK_ACCESS, T0 - XFER_PS);
 	fx.t->walk = (struct chain_walk){ .prev = prev, .cur = cur, .taken = taken, .stage = stage };
 	fx.t->burst_line = fx.bline; /* the lock's access was its last hit */
@@ -1080,7 +1090,7 @@ static void assert_chain(uint32_t bucket, const uint32_t *want, uint32_t n)
 {
 	uint32_t c = fx.table->chain_head[bucket];
 
-	for (uint32_t i = 0; i < n; i++, c = task(c)->chain_next)
+	for (uint32_t i = 0; i < n; i++, c = task(c)->wait.chain_next)
 		ck_assert_msg(c == want[i], "chain entry %u: task %u, expected %u", i, c, want[i]);
 	ck_assert_uint_eq(c, FUTEX_CHAIN_END);
 	ck_assert_uint_eq(fx.table->chain_tail[bucket], n ? want[n - 1] : FUTEX_CHAIN_END);
@@ -1103,7 +1113,7 @@ START_TEST(test_walk_read_other_moves_on)
 	fx.table->waiters[fx.bucket] = 3;
 	at_t0();
 	waker(0, WS_READ, FUTEX_CHAIN_END, 1, FUTEX_CHAIN_END);
-	grant(task(1)->q_line);
+	grant(task(1)->wait.q_line);
 	ck_assert_uint_eq(fx.t->state, TS_WALK_ACCESS);
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0 + CHAIN_ENTRY_PS);
@@ -1111,13 +1121,13 @@ START_TEST(test_walk_read_other_moves_on)
 	ck_assert_uint_eq(fx.t->walk.prev, 1);
 	ck_assert_uint_eq(fx.t->walk.cur, 2);
 	ck_assert_uint_eq(fx.t->walk.woken, 0);
-	ck_assert_uint_eq(fx.t->chain_walked, 1);
-	ck_assert_uint_eq(fx.s.coh.lines[task(2)->q_line].inflight, 0);
+	ck_assert_uint_eq(fx.t->stats.chain_walked, 1);
+	ck_assert_uint_eq(fx.s.coh.lines[task(2)->wait.q_line].inflight, 0);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + CHAIN_ENTRY_PS + XFER_PS);
 	assert_chain(fx.bucket, chain, 3);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
-	ck_assert_ptr_eq(task(1)->waiting_on, &fx.w_other);
-	ck_assert_uint_eq(task(1)->wakeups, 0);
+	ck_assert_ptr_eq(task(1)->wait.word, &fx.w_other);
+	ck_assert_uint_eq(task(1)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	teardown();
 }
@@ -1142,20 +1152,20 @@ START_TEST(test_walk_read_match_unlinks)
 	fx.table->waiters[fx.bucket] = 3;
 	at_t0();
 	waker(0, WS_READ, 1, 2, FUTEX_CHAIN_END);
-	grant(task(2)->q_line);
+	grant(task(2)->wait.q_line);
 	ck_assert_uint_eq(fx.t->state, TS_WALK_ACCESS);
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0 + CHAIN_ENTRY_PS);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_UNLINK);
 	ck_assert_uint_eq(fx.t->walk.taken, 2);
 	ck_assert_uint_eq(fx.t->walk.prev, 1);
-	ck_assert_uint_eq(fx.t->chain_walked, 1);
+	ck_assert_uint_eq(fx.t->stats.chain_walked, 1);
 	ck_assert_uint_eq(fx.s.coh.lines[fx.bline].inflight, 0);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + CHAIN_ENTRY_PS + XFER_PS);
 	assert_chain(fx.bucket, chain, 3);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
-	ck_assert_ptr_eq(task(2)->waiting_on, &fx.w);
-	ck_assert_uint_eq(task(2)->wakeups, 0);
+	ck_assert_ptr_eq(task(2)->wait.word, &fx.w);
+	ck_assert_uint_eq(task(2)->stats.wakeups, 0);
 	teardown();
 }
 END_TEST
@@ -1182,7 +1192,7 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 {
 	static const uint32_t chain[] = { 1, 3 };
 	static const struct uop prog4[] = {
-		ACCESS(ACCESS_RMW, OPND_BUCKET_FIELD, BF_LOCK),
+		FIELD_ACCESS(ACCESS_RMW, OPND_BUCKET_FIELD, BF_LOCK),
 		SLEEP,
 	};
 	const simtime_t asked4 = T0 + 3 * NS;
@@ -1209,14 +1219,14 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	t4->burst_line = COH_NONE;
 	engine_schedule(&fx.s.eng, asked4, fx.ts->resume_kind, 4);
 	waker(0, WS_READ, 1, 2, FUTEX_CHAIN_END);
-	grant(task(2)->q_line);
+	grant(task(2)->wait.q_line);
 	/* handed back to the engine after futex_match: nothing unlinked yet */
 	ck_assert_uint_eq(fx.t->state, TS_RUN);
 	ck_assert_uint_eq(fx.t->pc, 0);
 	ck_assert_uint_eq(fx.t->clock, T0 + CHAIN_ENTRY_PS);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_UNLINK);
 	ck_assert_uint_eq(fx.t->walk.taken, 2);
-	ck_assert_uint_eq(fx.t->chain_walked, 1);
+	ck_assert_uint_eq(fx.t->stats.chain_walked, 1);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
 	ck_assert_uint_eq(fx.s.eng.len, 2);
 
@@ -1224,11 +1234,11 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	engine_run(&fx.s.eng, granted4 + 1);
 	ck_assert_uint_eq(t4->state, TS_SLEEP);
 	ck_assert_uint_eq(t4->pc, 1);
-	ck_assert_uint_eq(t4->slept_at, granted4);
+	ck_assert_uint_eq(t4->wait.slept_at, granted4);
 	ck_assert_uint_eq(fx.t->state, TS_WALK_ACCESS);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_UNLINK);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
-	ck_assert_ptr_eq(task(2)->waiting_on, &fx.w);
+	ck_assert_ptr_eq(task(2)->wait.word, &fx.w);
 
 	/* then the waker's unlink and waiters-- */
 	engine_run(&fx.s.eng, T0 + 1 * US);
@@ -1236,9 +1246,9 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	ck_assert_uint_eq(fx.t->clock, T0 + 88 * NS);
 	assert_chain(fx.bucket, chain, 2);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 2);
-	ck_assert_ptr_null(task(2)->waiting_on);
-	ck_assert_uint_eq(task(2)->wakeups, 1);
-	ck_assert_uint_eq(task(3)->wakeups, 0);
+	ck_assert_ptr_null(task(2)->wait.word);
+	ck_assert_uint_eq(task(2)->stats.wakeups, 1);
+	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->walk.woken, 1);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	ck_assert_uint_eq(fx.s.eng.len, 1);
@@ -1270,12 +1280,12 @@ START_TEST(test_walk_unlink_wakes)
 	grant(fx.bline);
 	assert_stopped(T0 + ATOMIC_HIT_PS);
 	assert_chain(fx.bucket, chain, 2);
-	ck_assert_uint_eq(task(2)->chain_next, FUTEX_CHAIN_END);
+	ck_assert_uint_eq(task(2)->wait.chain_next, FUTEX_CHAIN_END);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 2);
-	ck_assert_ptr_null(task(2)->waiting_on);
-	ck_assert_uint_eq(task(2)->wakeups, 1);
-	ck_assert_ptr_eq(task(3)->waiting_on, &fx.w);
-	ck_assert_uint_eq(task(3)->wakeups, 0);
+	ck_assert_ptr_null(task(2)->wait.word);
+	ck_assert_uint_eq(task(2)->stats.wakeups, 1);
+	ck_assert_ptr_eq(task(3)->wait.word, &fx.w);
+	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.t->walk.woken, 1);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
@@ -1306,9 +1316,9 @@ START_TEST(test_walk_dec_wakes)
 	assert_stopped(T0);
 	assert_chain(fx.bucket, chain, 2);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 2);
-	ck_assert_ptr_null(task(2)->waiting_on);
-	ck_assert_uint_eq(task(2)->wakeups, 1);
-	ck_assert_uint_eq(task(3)->wakeups, 0);
+	ck_assert_ptr_null(task(2)->wait.word);
+	ck_assert_uint_eq(task(2)->stats.wakeups, 1);
+	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.s.eng.len, 1);
 	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.ts->wake_kind);
@@ -1343,10 +1353,10 @@ START_TEST(test_walk_requeue_moves)
 	waker(1, WS_UNLINK, 1, 3, 3);
 	ck_assert_int_eq(spinlock_try(&fx.s.locks, fx.table->lock0 + fx.bucket2, 0, 1 * US), SPIN_ACQUIRED);
 	fx.t->locks_held = 2;
-	fx.t->nrequeue = 1;
+	fx.t->call.nrequeue = 1;
 	fx.t->walk.woken = 1;
-	fx.t->word2 = &fx.w2;
-	fx.t->target2 = (struct op_target){ .table = fx.table, .bucket = fx.bucket2 };
+	fx.t->call.word2 = &fx.w2;
+	fx.t->call.target2 = (struct op_target){ .table = fx.table, .bucket = fx.bucket2 };
 	grant(fx.bline);
 	assert_stopped(T0 + ATOMIC_HIT_PS + LINE_HIT_PS + ATOMIC_HIT_PS);
 	ck_assert_uint_eq(fx.t->clock, T0 + 11 * NS);
@@ -1354,13 +1364,13 @@ START_TEST(test_walk_requeue_moves)
 	assert_chain(fx.bucket2, chain2, 1);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 1);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket2], 1);
-	ck_assert_ptr_eq(task(3)->waiting_on, &fx.w2);
-	ck_assert_ptr_eq(task(3)->wait_table, fx.table);
-	ck_assert_uint_eq(task(3)->wait_bucket, fx.bucket2);
-	ck_assert_uint_eq(task(3)->wakeups, 0);
+	ck_assert_ptr_eq(task(3)->wait.word, &fx.w2);
+	ck_assert_ptr_eq(task(3)->wait.table, fx.table);
+	ck_assert_uint_eq(task(3)->wait.bucket, fx.bucket2);
+	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(task(3)->state, TS_SLEEP);
 	ck_assert_uint_eq(fx.t->walk.moved, 1);
-	ck_assert_uint_eq(fx.t->requeued, 1);
+	ck_assert_uint_eq(fx.t->stats.requeued, 1);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.t->locks_held, 2);
 	ck_assert_uint_eq(fx.s.eng.len, 0); /* nobody woken */
@@ -1376,7 +1386,7 @@ START_TEST(test_grant_to_runnable_aborts)
 {
 	setup();
 	at_t0();
-	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0), TS_RUN, T0);
+	program((struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE), TS_RUN, T0);
 	grant(fx.t->target.word_line);
 	teardown();
 }

@@ -148,24 +148,27 @@ static void assert_prog(const struct path_builder *b, const struct uop *want, ui
 		const struct uop *g = &b->uops[i], *w = &want[i];
 
 		ck_assert_msg(g->kind == w->kind, "uop %u: kind %u, expected %u", i, g->kind, w->kind);
-		ck_assert_msg(g->access == w->access, "uop %u: access %u, expected %u", i, g->access, w->access);
 		ck_assert_msg(g->operand == w->operand, "uop %u: operand %u, expected %u", i, g->operand, w->operand);
-		ck_assert_msg(g->arg == w->arg, "uop %u: arg %u, expected %u", i, g->arg, w->arg);
 		ck_assert_msg(g->work_ps == w->work_ps, "uop %u: work_ps %llu, expected %llu", i,
 			      (unsigned long long)g->work_ps, (unsigned long long)w->work_ps);
+		/* and what its kind carries (access, cond, line, field, to, ...) */
+		ck_assert_msg(uop_same(g, w), "uop %u (kind %u): not the micro-op expected", i, g->kind);
 	}
 }
 
 #define WORK(ps) { .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = (ps) }
-#define ACCESS(kind_, opnd, arg_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .arg = (arg_) }
+/* an access to the line of a target operand; to a fixed line; to a bucket field */
+#define ACCESS(kind_, opnd) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd) }
+#define LINE_ACCESS(kind_, line_) { .kind = UOP_ACCESS, .access = (kind_), .operand = OPND_LINE, .line = (line_) }
+#define FIELD_ACCESS(kind_, opnd, field_) { .kind = UOP_ACCESS, .access = (kind_), .operand = (opnd), .field = (field_) }
 #define LOCK(opnd) { .kind = UOP_LOCK, .operand = (opnd), .work_ps = LOCK_SLOW_PS }
 #define UNLOCK(opnd) { .kind = UOP_UNLOCK, .operand = (opnd) }
-#define WAITERS(opnd, inc) { .kind = UOP_WAITERS, .operand = (opnd), .arg = (inc) }
-#define BRANCH(cond, to) { .kind = UOP_BRANCH, .access = (cond), .operand = OPND_NONE, .arg = (to) }
-#define JUMP(to) { .kind = UOP_JUMP, .operand = OPND_NONE, .arg = (to) }
+#define WAITERS(opnd, inc_) { .kind = UOP_WAITERS, .operand = (opnd), .inc = (inc_) }
+#define BRANCH(cond_, to_) { .kind = UOP_BRANCH, .cond = (cond_), .operand = OPND_NONE, .to = (to_) }
+#define JUMP(to_) { .kind = UOP_JUMP, .operand = OPND_NONE, .to = (to_) }
 #define QUEUE { .kind = UOP_QUEUE, .operand = OPND_NONE }
 #define SLEEP { .kind = UOP_SLEEP, .operand = OPND_NONE }
-#define WALK(requeue) { .kind = UOP_WALK, .operand = OPND_NONE, .arg = (requeue), .work_ps = CHAIN_ENTRY_PS }
+#define WALK(requeue_) { .kind = UOP_WALK, .operand = OPND_NONE, .requeue = (requeue_), .work_ps = CHAIN_ENTRY_PS }
 
 /* Three steps, one micro-op each: the syscall's local work, the bucket lock
  * (carrying the slow path's work, spent only when contended) and its unlock.
@@ -182,7 +185,7 @@ START_TEST(test_three_steps)
 	 * per-entry key compare, arg 0 (no requeue) */
 	static const struct uop want_wake[] = {
 		WORK(SYSCALL_PS + HASH_GLOBAL_PS),
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 		WALK(0),
 	};
 	struct path_builder b;
@@ -207,11 +210,11 @@ END_TEST
 START_TEST(test_read_then_rmw_one_request)
 {
 	static const struct uop want[] = {
-		ACCESS(ACCESS_WRITE, OPND_LINE, 7), ACCESS(ACCESS_RMW, OPND_LINE, 7), /* merged */
-		ACCESS(ACCESS_READ, OPND_LINE, 7), ACCESS(ACCESS_RMW, OPND_LINE, 8),  /* other line */
-		ACCESS(ACCESS_READ, OPND_LINE, 9), WORK(5000), ACCESS(ACCESS_RMW, OPND_LINE, 9), /* work between */
-		ACCESS(ACCESS_READ, OPND_LINE, 9), ACCESS(ACCESS_READ, OPND_LINE, 9),
-		ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV), ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV),
+		LINE_ACCESS(ACCESS_WRITE, 7), LINE_ACCESS(ACCESS_RMW, 7), /* merged */
+		LINE_ACCESS(ACCESS_READ, 7), LINE_ACCESS(ACCESS_RMW, 8),  /* other line */
+		LINE_ACCESS(ACCESS_READ, 9), WORK(5000), LINE_ACCESS(ACCESS_RMW, 9), /* work between */
+		LINE_ACCESS(ACCESS_READ, 9), LINE_ACCESS(ACCESS_READ, 9),
+		FIELD_ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV), FIELD_ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_PRIV),
 	};
 	struct path_builder b;
 
@@ -241,17 +244,17 @@ START_TEST(test_three_steps_merge_work)
 	 * 100 + 10 + 3 = 113 ns, then the read of the futex word's line */
 	static const struct uop want_private[] = {
 		WORK(SYSCALL_PS + KEY_PRIVATE_PS + UVAL_READ_PS),
-		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE),
 	};
 	/* shared: get_key's 150 ns merges with the syscall's 100; the page reference
 	 * get and put are two RMWs of the struct page's line, and they split the
 	 * read_uval work (3 ns) from the syscall's */
 	static const struct uop want_shared[] = {
 		WORK(SYSCALL_PS + KEY_SHARED_PS),
-		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
-		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE),
 		WORK(UVAL_READ_PS),
-		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE),
 	};
 	struct path_builder b;
 
@@ -279,14 +282,14 @@ START_TEST(test_calls_pay_call_return)
 	 * private, 12 = 24 ns shared, each ahead of its step's own work. */
 	static const struct uop want_private[] = {
 		WORK(SYSCALL_PS + KEY_PRIVATE_PS + UVAL_READ_PS + 7 * 2 * NS),
-		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE),
 	};
 	static const struct uop want_shared[] = {
 		WORK(SYSCALL_PS + KEY_SHARED_PS + 11 * 2 * NS),
-		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
-		ACCESS(ACCESS_RMW, OPND_PAGE_LINE, 0),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE),
+		ACCESS(ACCESS_RMW, OPND_PAGE_LINE),
 		WORK(UVAL_READ_PS + 2 * NS),
-		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE),
 	};
 	struct path_builder b;
 
@@ -328,23 +331,23 @@ END_TEST
 #define WAIT_PREFIX_PS (SYSCALL_PS + KEY_PRIVATE_PS + HASH_GLOBAL_PS)
 static const struct uop want_wait[] = {
 	WORK(WAIT_PREFIX_PS),
-	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+	FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 	WORK(WAIT_SETUP_PS),
 	WAITERS(OPND_BUCKET_FIELD, 1),
 	LOCK(OPND_BUCKET_LOCK),
 	WORK(UVAL_READ_PS),
-	ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+	ACCESS(ACCESS_READ, OPND_WORD_LINE),
 	BRANCH(BR_VALUE_NE, 15),
-	ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN),
+	FIELD_ACCESS(ACCESS_WRITE, OPND_BUCKET_FIELD, BF_CHAIN),
 	QUEUE,
 	UNLOCK(OPND_BUCKET_LOCK),
 	WORK(SCHEDULE_PS),
 	SLEEP,
-	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+	FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 	JUMP(18),
 	WAITERS(OPND_BUCKET_FIELD, 0),
 	UNLOCK(OPND_BUCKET_LOCK),
-	ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+	FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 };
 #define WAIT_NUOPS 18u
 #define WAIT_SLEEP_PC 12u
@@ -359,8 +362,8 @@ START_TEST(test_wait_branch_targets)
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	compile(&b, FOP_WAIT);
 	assert_prog(&b, want_wait, WAIT_NUOPS);
-	ck_assert_uint_eq(b.uops[7].arg, 15);
-	ck_assert_uint_eq(b.uops[14].arg, 18);
+	ck_assert_uint_eq(b.uops[7].to, 15);
+	ck_assert_uint_eq(b.uops[14].to, 18);
 
 	/* Targets are indices in the whole program: after one micro-op that is not
 	 * local work (which would absorb the syscall's), everything moves up by one,
@@ -368,10 +371,10 @@ START_TEST(test_wait_branch_targets)
 	b = builder(&fx.k, &fx.m, false, fx.uops);
 	path_emit_access(&b, ACCESS_READ, OPND_WORD_LINE, 0);
 	compile(&b, FOP_WAIT);
-	shifted[0] = (struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE, 0);
+	shifted[0] = (struct uop)ACCESS(ACCESS_READ, OPND_WORD_LINE);
 	memcpy(shifted + 1, want_wait, sizeof(want_wait));
-	shifted[1 + 7].arg = 16;
-	shifted[1 + 14].arg = 19;
+	shifted[1 + 7].to = 16;
+	shifted[1 + 14].to = 19;
 	assert_prog(&b, shifted, WAIT_NUOPS + 1);
 	free_design();
 }
@@ -385,13 +388,13 @@ START_TEST(test_wake_and_requeue_branch_targets)
 	 * hash_lookup reads hb->priv; no waiters -> 7, past the unlock at 6, to hash_put */
 	static const struct uop want_wake[] = {
 		WORK(SYSCALL_PS + KEY_PRIVATE_PS + HASH_GLOBAL_PS), /* 115.5 ns */
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_WAITERS),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_WAITERS),
 		BRANCH(BR_NO_WAITERS, 7),
 		LOCK(OPND_BUCKET_LOCK),
 		WALK(0),
 		UNLOCK(OPND_BUCKET_LOCK),
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 	};
 	/* default requeue [syscall get_key get_key2 hash_lookup hash_lookup2 waiters_inc2
 	 * double_lock cmp_uval requeue_walk double_unlock waiters_dec2 hash_put hash_put2]:
@@ -400,21 +403,21 @@ START_TEST(test_wake_and_requeue_branch_targets)
 	 * hash's 5.5 ns off; a changed value -> 11, the first half of the double unlock */
 	static const struct uop want_requeue[] = {
 		WORK(SYSCALL_PS + 2 * KEY_PRIVATE_PS + HASH_GLOBAL_PS),
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
 		WORK(HASH_GLOBAL_PS),
-		ACCESS(ACCESS_READ, OPND_BUCKET2_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET2_FIELD, BF_PRIV),
 		WAITERS(OPND_BUCKET2_FIELD, 1),
 		LOCK(OPND_LOCK_FIRST),
 		LOCK(OPND_LOCK_SECOND),
 		WORK(UVAL_READ_PS),
-		ACCESS(ACCESS_READ, OPND_WORD_LINE, 0),
+		ACCESS(ACCESS_READ, OPND_WORD_LINE),
 		BRANCH(BR_VALUE_NE, 11),
 		WALK(1),
 		UNLOCK(OPND_LOCK_FIRST),
 		UNLOCK(OPND_LOCK_SECOND),
 		WAITERS(OPND_BUCKET2_FIELD, 0),
-		ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
-		ACCESS(ACCESS_READ, OPND_BUCKET2_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET_FIELD, BF_PRIV),
+		FIELD_ACCESS(ACCESS_READ, OPND_BUCKET2_FIELD, BF_PRIV),
 	};
 	struct path_builder b;
 
@@ -446,10 +449,10 @@ static uint32_t follow(const struct uop *p, uint32_t n, bool value_ne, uint32_t 
 
 		ck_assert_msg(++steps <= 2 * n, "the program loops");
 		if (u->kind == UOP_BRANCH) {
-			ck_assert_uint_eq(u->access, BR_VALUE_NE);
-			pc = value_ne ? u->arg : pc + 1;
+			ck_assert_uint_eq(u->cond, BR_VALUE_NE);
+			pc = value_ne ? u->to : pc + 1;
 		} else if (u->kind == UOP_JUMP) {
-			pc = u->arg;
+			pc = u->to;
 		} else {
 			out[k++] = pc++;
 		}
@@ -582,8 +585,8 @@ static void sim_setup(uint32_t value, uint32_t expected)
 	ck_assert_uint_eq(b.n, WAIT_NUOPS);
 	t0->prog = sf.prog[0];
 	t0->nuops = b.n;
-	t0->word = &sf.w;
-	t0->expected = expected;
+	t0->call.word = &sf.w;
+	t0->call.expected = expected;
 
 	b = builder(sf.s.k, sf.s.m, false, sf.prog[1]);
 	path_emit(&b, (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = WAKER_DELAY_PS });
@@ -591,9 +594,9 @@ static void sim_setup(uint32_t value, uint32_t expected)
 	t1->prog = sf.prog[1];
 	t1->nuops = b.n;
 	t1->target = t0->target;
-	t1->word = &sf.w;
-	t1->nwake = 1;
-	t1->nrequeue = 0;
+	t1->call.word = &sf.w;
+	t1->call.nwake = 1;
+	t1->call.nrequeue = 0;
 
 	/* both use the bucket's line now: neither may run ahead on it alone */
 	task_note_lines(&sf.s.tasks, t0, &t0->target, 1);
@@ -645,7 +648,7 @@ START_TEST(test_sim_wait_value_changed)
 	ck_assert_uint_eq(sf.done_at[0], 315500);
 	ck_assert_uint_eq(t0->state, TS_IDLE);
 	ck_assert_uint_eq(t0->ops, 1);
-	ck_assert_ptr_null(t0->waiting_on);
+	ck_assert_ptr_null(t0->wait.word);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], FUTEX_CHAIN_END);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 0);
 	ck_assert(spinlock_is_free(&sf.s.locks, bucket_lock(t0)));
@@ -657,9 +660,9 @@ START_TEST(test_sim_wait_value_changed)
 	ck_assert_uint_eq(sf.done[1], 1);
 	ck_assert_uint_eq(sf.done[0], 1);
 	ck_assert_uint_ge(sf.done_at[1], WAKER_DELAY_PS);
-	ck_assert_uint_eq(t1->chain_walked, 0);   /* waiters 0: no walk */
-	ck_assert_uint_eq(t0->wakeups, 0);
-	ck_assert_uint_eq(t0->slept_ps, 0);
+	ck_assert_uint_eq(t1->stats.chain_walked, 0);   /* waiters 0: no walk */
+	ck_assert_uint_eq(t0->stats.wakeups, 0);
+	ck_assert_uint_eq(t0->stats.slept_ps, 0);
 	ck_assert_uint_eq(sf.s.locks.locks[bucket_lock(t0)].acquisitions, 1); /* not the waker's */
 	ck_assert_uint_eq(sf.w.value, 2);         /* FUTEX_WAIT only reads it */
 	sim_teardown();
@@ -687,10 +690,10 @@ START_TEST(test_sim_wait_value_matches)
 	ck_assert_uint_eq(sf.done[0], 0);
 	ck_assert_uint_eq(t0->state, TS_SLEEP);
 	ck_assert_uint_eq(t0->pc, WAIT_SLEEP_PC);
-	ck_assert_uint_eq(t0->slept_at, 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
+	ck_assert_uint_eq(t0->wait.slept_at, 115500 + FILL_PS + 20000 + ATOMIC_HIT_PS + ATOMIC_HIT_PS + 3000 +
 						FILL_PS + LINE_HIT_PS + LINE_HIT_PS + SCHEDULE_PS);
-	ck_assert_uint_eq(t0->slept_at, 1310500);
-	ck_assert_ptr_eq(t0->waiting_on, &sf.w);
+	ck_assert_uint_eq(t0->wait.slept_at, 1310500);
+	ck_assert_ptr_eq(t0->wait.word, &sf.w);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], 0);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 1);
 	ck_assert(spinlock_is_free(&sf.s.locks, bucket_lock(t0))); /* unlocked before sleeping */
@@ -700,13 +703,13 @@ START_TEST(test_sim_wait_value_matches)
 	sim_advance(&sf.s, sf.s.end);
 	ck_assert_msg(sim_finish(&sf.s, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(sf.done[1], 1);
-	ck_assert_uint_eq(t1->chain_walked, 1);   /* it found the waiter first in the chain */
+	ck_assert_uint_eq(t1->stats.chain_walked, 1);   /* it found the waiter first in the chain */
 	ck_assert_uint_eq(sf.done[0], 1);
 	ck_assert_uint_eq(t0->ops, 1);
-	ck_assert_uint_eq(t0->wakeups, 1);
-	ck_assert_ptr_null(t0->waiting_on);
+	ck_assert_uint_eq(t0->stats.wakeups, 1);
+	ck_assert_ptr_null(t0->wait.word);
 	ck_assert_uint_ge(sf.done_at[0], WAKER_DELAY_PS + WAKEUP_LATENCY_PS);
-	ck_assert_uint_ge(t0->slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1310500);
+	ck_assert_uint_ge(t0->stats.slept_ps, WAKER_DELAY_PS + WAKEUP_LATENCY_PS - 1310500);
 	ck_assert_uint_eq(t0->target.table->chain_head[t0->target.bucket], FUTEX_CHAIN_END);
 	ck_assert_uint_eq(t0->target.table->waiters[t0->target.bucket], 0);
 	ck_assert_uint_eq(sf.s.locks.locks[bucket_lock(t0)].acquisitions, 2); /* waiter and waker */

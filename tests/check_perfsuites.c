@@ -59,11 +59,11 @@ static void check_fifo(const struct tu_run *r, uint32_t n)
 		for (uint32_t j = 0; j < n; j++) {
 			const struct task *a = &r->s.tasks.v[i], *b = &r->s.tasks.v[j];
 
-			if (a->slept_at < b->slept_at)
+			if (a->wait.slept_at < b->wait.slept_at)
 				ck_assert_msg(a->clock < b->clock,
 					      "thread %u slept at %llu before thread %u (%llu) but came back at %llu, "
 					      "not before %llu",
-					      i, (unsigned long long)a->slept_at, j, (unsigned long long)b->slept_at,
+					      i, (unsigned long long)a->wait.slept_at, j, (unsigned long long)b->wait.slept_at,
 					      (unsigned long long)a->clock, (unsigned long long)b->clock);
 		}
 }

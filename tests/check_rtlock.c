@@ -55,8 +55,8 @@ static struct lock_figures run_figures(const char *scenario, const char *const *
 	tu_run(&r, scenario, sets, nsets);
 	for (uint32_t i = 0; i < r.s.tasks.n; i++) {
 		f.ops += r.s.tasks.v[i].ops;
-		f.switches += r.s.tasks.v[i].switches_in;
-		f.asleep_ps += r.s.tasks.v[i].slept_ps;
+		f.switches += r.s.tasks.v[i].stats.switches_in;
+		f.asleep_ps += r.s.tasks.v[i].stats.slept_ps;
 	}
 	for (uint32_t i = 0; i < r.s.locks.n; i++) {
 		f.acquisitions += r.s.locks.locks[i].acquisitions;

@@ -60,9 +60,9 @@ START_TEST(test_uncontended_mutex_never_enters_the_kernel)
 		tu_run(&r, MUTEX, cases[c], sizes[c]);
 		/* 2.2 us per acquisition (think + critical section) over 1 ms */
 		ck_assert_uint_gt(SUM(&r.s, ops), 300u * r.s.nthreads);
-		ck_assert_uint_eq(SUM(&r.s, futex_calls), 0);
+		ck_assert_uint_eq(SUM(&r.s, stats.futex_calls), 0);
 		ck_assert_double_eq(figure(&r.s, "futex_calls"), 0);
-		ck_assert_uint_eq(SUM(&r.s, wakeups), 0);
+		ck_assert_uint_eq(SUM(&r.s, stats.wakeups), 0);
 		/* no kernel: no hash bucket line ever moved */
 		ck_assert_uint_eq(tu_transfers_of(&r.s, "private hash"), 0);
 		tu_run_free(&r);
@@ -98,7 +98,7 @@ static void run_to_completion(const char *path, const char *const *sets, size_t 
 		const struct task *t = &r.s.tasks.v[i];
 
 		ck_assert_msg(t->state == TS_IDLE, "thread %u still in state %u at the end", i, t->state);
-		ck_assert_msg(t->waiting_on == NULL, "thread %u still queued on a futex", i);
+		ck_assert_msg(t->wait.word == NULL, "thread %u still queued on a futex", i);
 		ck_assert_uint_eq(t->locks_held, 0);
 		ck_assert_uint_eq(t->ops, per_thread);
 	}
@@ -205,13 +205,13 @@ static uint32_t chain_of(const struct sim *s, const struct futex_word *word, uin
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < s->nthreads && !first; i++)
-		if (s->tasks.v[i].waiting_on == word)
+		if (s->tasks.v[i].wait.word == word)
 			first = &s->tasks.v[i];
 	if (!first)
 		return 0;
-	for (uint32_t c = first->wait_table->chain_head[first->wait_bucket]; c != FUTEX_CHAIN_END && n < max;
-	     c = s->tasks.v[c].chain_next)
-		if (s->tasks.v[c].waiting_on == word)
+	for (uint32_t c = first->wait.table->chain_head[first->wait.bucket]; c != FUTEX_CHAIN_END && n < max;
+	     c = s->tasks.v[c].wait.chain_next)
+		if (s->tasks.v[c].wait.word == word)
 			out[n++] = c;
 	return n;
 }
@@ -238,8 +238,8 @@ START_TEST(test_requeue_keeps_the_waiters_order)
 
 		sim_advance(&s, at);
 		for (uint32_t i = 0; i < s.nthreads && !cond; i++)
-			if (s.tasks.v[i].waiting_on && chain_of(&s, s.tasks.v[i].waiting_on, now, 8) >= 3)
-				cond = s.tasks.v[i].waiting_on; /* the barrier's condition: most sleep there */
+			if (s.tasks.v[i].wait.word && chain_of(&s, s.tasks.v[i].wait.word, now, 8) >= 3)
+				cond = s.tasks.v[i].wait.word; /* the barrier's condition: most sleep there */
 		if (!cond)
 			continue;
 		n = chain_of(&s, cond, now, 8);
@@ -255,7 +255,7 @@ START_TEST(test_requeue_keeps_the_waiters_order)
 		 * since (which ones depends on who retried it first): those still queued
 		 * keep that order among themselves */
 		for (uint32_t k = 1; k < nbefore && !mutex; k++)
-			mutex = s.tasks.v[before[k]].waiting_on;
+			mutex = s.tasks.v[before[k]].wait.word;
 		if (mutex) {
 			uint32_t k = 0;
 
@@ -286,10 +286,10 @@ START_TEST(test_colliding_keys_lengthen_chain_walks)
 
 	tu_run(&a, COLLISIONS, few, 1);
 	tu_run(&b, COLLISIONS, many, 1);
-	ck_assert_uint_gt(SUM(&a.s, wakeups), 1000);
-	ck_assert_uint_gt(SUM(&b.s, wakeups), 1000);
-	walk_few = (double)SUM(&a.s, chain_walked) / (double)SUM(&a.s, wakeups);
-	walk_many = (double)SUM(&b.s, chain_walked) / (double)SUM(&b.s, wakeups);
+	ck_assert_uint_gt(SUM(&a.s, stats.wakeups), 1000);
+	ck_assert_uint_gt(SUM(&b.s, stats.wakeups), 1000);
+	walk_few = (double)SUM(&a.s, stats.chain_walked) / (double)SUM(&a.s, stats.wakeups);
+	walk_many = (double)SUM(&b.s, stats.chain_walked) / (double)SUM(&b.s, stats.wakeups);
 	/* 14 sleepers over 2 buckets: a wake passes several other mutexes' waiters;
 	 * over 1024 buckets its own waiter is nearly always the only entry */
 	ck_assert_msg(walk_few > 2 && walk_many < 1.1, "entries per wake %.2f (2 buckets) vs %.2f (1024)", walk_few,
@@ -400,10 +400,10 @@ START_TEST(test_resize_rehashes_waiters)
 
 			if (!published) {
 				/* asleep in the hash that is about to be replaced */
-				slept[i] = t->waiting_on && t->state == TS_SLEEP && s.ft.nresizes &&
-					   t->wait_table != s.ft.procs[0].phash;
-			} else if (t->waiting_on) {
-				ck_assert_ptr_eq(t->wait_table, s.ft.procs[0].phash);
+				slept[i] = t->wait.word && t->state == TS_SLEEP && s.ft.nresizes &&
+					   t->wait.table != s.ft.procs[0].phash;
+			} else if (t->wait.word) {
+				ck_assert_ptr_eq(t->wait.table, s.ft.procs[0].phash);
 				moved += slept[i];
 			}
 		}
@@ -437,9 +437,9 @@ START_TEST(test_threads_share_cpus)
 		max = ops > max ? ops : max;
 	}
 	/* 30 ms of 3 ms slices: every thread ran, none starved */
-	ck_assert_uint_gt(SUM(&r.s, switches_in), 16);
+	ck_assert_uint_gt(SUM(&r.s, stats.switches_in), 16);
 	ck_assert_uint_gt(min, max / 3);
-	ck_assert_uint_eq(SUM(&r.s, futex_calls), 0);
+	ck_assert_uint_eq(SUM(&r.s, stats.futex_calls), 0);
 	tu_run_free(&r);
 }
 END_TEST
@@ -521,8 +521,8 @@ START_TEST(test_shared_futexes_global_private_ones_private)
 	tu_run(&a, PROCESSES, shared, 2);
 	tu_run(&b, PROCESSES, private, 2);
 	ck_assert_uint_eq(a.s.ft.nprocs, 4);
-	ck_assert_uint_gt(SUM(&a.s, futex_calls), 100);
-	ck_assert_uint_gt(SUM(&b.s, futex_calls), 100);
+	ck_assert_uint_gt(SUM(&a.s, stats.futex_calls), 100);
+	ck_assert_uint_gt(SUM(&b.s, stats.futex_calls), 100);
 	ck_assert_uint_gt(tu_transfers_of(&a.s, "global hash"), 0);
 	/* no op touches a private hash (its lines may still move: a neighbour's
 	 * prefetch on the E5) */

@@ -199,8 +199,7 @@ static struct uop *prog_of(struct hashbench *h, uint32_t task, int variant)
 static bool uops_equal(const struct uop *a, const struct uop *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (a[i].kind != b[i].kind || a[i].access != b[i].access || a[i].operand != b[i].operand ||
-		    a[i].arg != b[i].arg || a[i].work_ps != b[i].work_ps)
+		if (!uop_same(&a[i], &b[i]))
 			return false;
 	return true;
 }
@@ -348,9 +347,9 @@ static int setup_mm_writers(struct hashbench *h, struct fs_error *e)
 		t->background = true;
 		u[0] = (struct uop){ .kind = UOP_WORK, .operand = OPND_RANDOM_EXP,
 				     .work_ps = PS_PER_S / p->mm_write_rate };
-		u[1] = (struct uop){ .kind = UOP_RWSEM, .access = RWSEM_DOWN_WRITE, .arg = sem };
+		u[1] = (struct uop){ .kind = UOP_RWSEM, .rwsem_op = RWSEM_DOWN_WRITE, .sem = sem };
 		u[2] = (struct uop){ .kind = UOP_WORK, .operand = OPND_NONE, .work_ps = p->mm_write_hold };
-		u[3] = (struct uop){ .kind = UOP_RWSEM, .access = RWSEM_UP_WRITE, .arg = sem };
+		u[3] = (struct uop){ .kind = UOP_RWSEM, .rwsem_op = RWSEM_UP_WRITE, .sem = sem };
 		t->prog = u;
 		t->nuops = h->nuops[t->id * NPROG_VARIANTS + PROG_NORMAL] = 4;
 		/* its lines take no target: any one will do */

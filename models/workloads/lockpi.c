@@ -167,7 +167,7 @@ static void program_done(void *state, struct task *t)
 		w->phase[t->id] = LP_NAP;
 		t->prog = &w->nap;
 		t->nuops = 1;
-		t->work_ps = w->p->usleep_ps + w->p->slack_ps;
+		t->call.work_ps = w->p->usleep_ps + w->p->slack_ps;
 		return;
 	case LP_NAP:
 		w->phase[t->id] = LP_UNLOCK;
@@ -210,7 +210,7 @@ static void figures(const void *state, struct workload_figures *out)
 	for (uint32_t i = 0; i < w->u.ntasks; i++) {
 		calls += (double)w->u.tasks[i].futex_calls;
 		/* a PI waiter is woken only by the unlock that hands it the word */
-		handoffs += (double)w->world->tasks->v[i].wakeups;
+		handoffs += (double)w->world->tasks->v[i].stats.wakeups;
 	}
 	workload_figure_add(out, "lock_unlock_pairs", "count", (double)w->pairs);
 	workload_figure_add(out, "handoffs", "count", handoffs);

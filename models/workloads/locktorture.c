@@ -216,7 +216,7 @@ static void next_pass(struct locktorture *w, struct task *t)
 	}
 	if (d && ts->core_busy[t->core] > 1)
 		d = simtime_scale_milli(d, 1000000 / w->world->m->smt_slowdown_milli);
-	t->work_ps = d;
+	t->call.work_ps = d;
 	w->phase[t->id] = LT_LOOP;
 	t->prog = w->prog;
 	t->nuops = w->nuops;
@@ -289,7 +289,7 @@ static void program_done(void *state, struct task *t)
 			w->phase[t->id] = LT_SLEEP;
 			t->prog = &w->nap;
 			t->nuops = 1;
-			t->work_ps = w->p->jiffy_ps;
+			t->call.work_ps = w->p->jiffy_ps;
 			return;
 		}
 	}

@@ -235,7 +235,7 @@ static void slept(void *ctx, struct task *t)
 {
 	struct perfwake *w = ctx;
 
-	if (!is_blocked_thread(w, t) || t->waiting_on != &w->f1->w)
+	if (!is_blocked_thread(w, t) || t->wait.word != &w->f1->w)
 		return;
 	if (++w->asleep == w->p->blocked)
 		start_run(w);
@@ -300,8 +300,7 @@ static int setup(const struct world *world, const void *params, void **state, st
 	}
 	w->first = world->ft->procs[0].first_task;
 	w->runs_begun = 1;
-	world->tasks->slept = slept;
-	world->tasks->slept_ctx = w;
+	tasks_set_slept(world->tasks, slept, w);
 	return usync_start(&w->u, &w->ps, e);
 }
 
@@ -323,13 +322,13 @@ static void program_done(void *state, struct task *t)
 	const struct perfwake_params *p = w->p;
 
 	if (is_blocked_thread(w, t)) {
-		if (!p->pi || t->word == &w->f1->w) {
+		if (!p->pi || t->call.word == &w->f1->w) {
 			/* back from its wait: woken */
 			if (run_in_window(w))
 				gsl_histogram_increment(w->u.latency, (double)(t->clock - w->run_start));
 			task_count_op(ts, t);
 		}
-		if (p->pi && t->word == &w->f1->w) {
+		if (p->pi && t->call.word == &w->f1->w) {
 			/* owning futex2 (perf: "got the lock at futex2"), it unlocks it */
 			if ((w->f2->w.value & FUTEX_TID_MASK) != t->id + 1)
 				w->violations++;
@@ -367,7 +366,7 @@ static void program_done(void *state, struct task *t)
 	case SUITE_REQUEUE:
 		if (w->timing) {
 			/* the syscall's return: woken (by the PI proxy) and requeued */
-			uint32_t woken = p->pi ? t->result : t->walk.woken;
+			uint32_t woken = p->pi ? t->call.proxy_woken : t->walk.woken;
 
 			w->count += woken + t->walk.moved;
 			w->calls++;

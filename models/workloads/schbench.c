@@ -178,14 +178,14 @@ static void program_done(void *state, struct task *t)
 		step(w, t, W_POST);
 		return;
 	case W_POST:
-		step(w, t, t->result == 0 ? W_POST_WAKE : W_WAIT);
+		step(w, t, t->call.old_value == 0 ? W_POST_WAKE : W_WAIT);
 		return;
 	case W_POST_WAKE:
 	case W_SLEEP:
 		step(w, t, W_WAIT);
 		return;
 	case W_WAIT:
-		if (t->result != 1) {
+		if (t->call.old_value != 1) {
 			step(w, t, W_SLEEP);
 			return;
 		}
@@ -214,7 +214,7 @@ static void program_done(void *state, struct task *t)
 		post_next(w, t, g);
 		return;
 	case M_POST:
-		if (t->result == 0) {
+		if (t->call.old_value == 0) {
 			step(w, t, M_POST_WAKE);
 			return;
 		}
@@ -229,7 +229,7 @@ static void program_done(void *state, struct task *t)
 		step(w, t, M_WAIT);
 		return;
 	case M_WAIT:
-		step(w, t, t->result == 1 ? M_CLEAR : M_SLEEP);
+		step(w, t, t->call.old_value == 1 ? M_CLEAR : M_SLEEP);
 		return;
 	}
 }
