@@ -107,12 +107,14 @@ def nm(path, defined):
     return syms
 
 
-def objects(build):
+def objects(build, root):
+    """The objects of the three layers whose source is in the tree (a build directory
+    may keep the object of a file since moved or deleted)."""
     for d, _, files in os.walk(build):
         for f in sorted(files):
             if f.endswith(".o"):
                 rel = os.path.relpath(os.path.join(d, f), build).replace(os.sep, "/")
-                if layer_of(rel):
+                if layer_of(rel) and os.path.exists(os.path.join(root, rel[:-2] + ".c")):
                     yield rel
 
 
@@ -125,8 +127,8 @@ def model_group(rel):
     return None
 
 
-def check_objects(build):
-    objs = list(objects(build))
+def check_objects(build, root):
+    objs = list(objects(build, root))
     where = {}
     for o in objs:
         for s in nm(os.path.join(build, o), True):
@@ -164,7 +166,7 @@ def run(root, build):
         if not os.path.isdir(build):
             print(f"layers: no objects under {build}: build first")
             return 1
-        b, nobj = check_objects(build)
+        b, nobj = check_objects(build, root)
         bad += b
     for line in bad:
         print(line)
