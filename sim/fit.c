@@ -124,13 +124,12 @@ struct fit {
 	/* the batch being simulated: nbatch parameter vectors (z, np each) x nrows */
 	const double *batch;
 	double loss, cov[FIT_MAX_PARAMS * FIT_MAX_PARAMS];
-	double lo_sd[FIT_MAX_PARAMS]; /* the prior's sd in z (1/sqrt 12) */
 	char description[512];        /* the machine's, for the written one's */
 };
 
 /* ---- reading ------------------------------------------------------------------ */
 
-static int read_row(struct fit *f, struct row *r, const struct yt_node *n, struct fs_error *e)
+static int read_row(const struct fit *f, struct row *r, const struct yt_node *n, struct fs_error *e)
 {
 	static const char *const keys[] = { "perf", "cpus", "kernel", "averaged", "output", NULL };
 	const struct yt_node *avg, *out;
@@ -172,7 +171,6 @@ static int read_row(struct fit *f, struct row *r, const struct yt_node *n, struc
 					  r->figure == PERF_FIGURE_OPS_PER_SEC ? "Averaged N operations/sec"
 									       : "... in N ms");
 	}
-	(void)f;
 	return 0;
 }
 

@@ -96,6 +96,7 @@ struct bench_opts {
 	const char *machine, *kernel, *scenario, *cpus;
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
 	char error[256];      /* a bad option's message */
+	const char *own_option; /* the last of futexsim's own options given (not perf's), or NULL */
 };
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
@@ -178,6 +179,13 @@ static int parse_uint(const char *v, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+/* futexsim's own options: not perf's, so not in a command line of a real run */
+static bool futexsim_only(enum opt_id id)
+{
+	return id == O_VERBOSE || id == O_MACHINE || id == O_KERNEL || id == O_SCENARIO || id == O_CPUS ||
+	       id == O_NODE;
+}
+
 /* One option with its value (NULL for a flag); 1 when --help was asked. */
 static int apply_option(struct bench_opts *o, const struct bench_option *opt, const char *v)
 {
@@ -188,6 +196,8 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 		snprintf(name, sizeof(name), "-%c/--%s", opt->short_name, opt->long_name);
 	else
 		snprintf(name, sizeof(name), "--%s", opt->long_name);
+	if (futexsim_only(opt->id))
+		o->own_option = opt->long_name;
 	switch (opt->id) {
 	case O_RUNTIME: {
 		char *end;
@@ -600,12 +610,6 @@ out:
 	return status;
 }
 
-/* futexsim's own options: not perf's, so not in a command line of a real run */
-static bool futexsim_only(enum opt_id id)
-{
-	return id == O_VERBOSE || id == O_MACHINE || id == O_KERNEL || id == O_SCENARIO || id == O_CPUS ||
-	       id == O_NODE;
-}
 
 int perfbench_line_sets(const char *line, const char *machine, const char *kernel, const char *cpus,
 			struct perfbench_sets *b, enum perfbench_figure *figure, char *msg, size_t msgsize)
@@ -648,18 +652,11 @@ int perfbench_line_sets(const char *line, const char *machine, const char *kerne
 		snprintf(msg, msgsize, "%s", o.error);
 		return -1;
 	}
-	for (int i = 3; i < argc; i++)
-		for (size_t k = 0; k < NOPTIONS; k++)
-			if (futexsim_only(options[k].id) && argv[i][0] == '-' &&
-			    ((argv[i][1] == '-' && !strncmp(argv[i] + 2, options[k].long_name, strlen(options[k].long_name)) &&
-			      strchr("=", argv[i][2 + strlen(options[k].long_name)])) ||
-			     (argv[i][1] != '-' && options[k].short_name && strchr(argv[i] + 1, options[k].short_name) &&
-			      (options[k].suites & SUITE(o.suite))))) {
-				snprintf(msg, msgsize, "%s is futexsim's option, not perf's (the row's machine, kernel "
-						       "and cpus keys say that)",
-					 argv[i]);
-				return -1;
-			}
+	if (o.own_option) {
+		snprintf(msg, msgsize, "--%s is futexsim's option, not perf's (the row's machine, kernel and cpus keys say that)",
+			 o.own_option);
+		return -1;
+	}
 	memset(b, 0, sizeof(*b));
 	o.silent = true;
 	o.machine = machine;
