@@ -36,11 +36,13 @@
  * (sim/band.c) */
 static const char *const machine_keys[] = {
 	"name", "description", "topology", "frequency", "distance", "costs", "coherence", "mitigations",
-	"calibration", "uncertainty", NULL,
+	"sched", "calibration", "uncertainty", NULL,
 };
 static const char *const mitigation_keys[] = { "pti", "spectre_v2", "return_thunk", NULL };
 const char *const mitigation_state_names[] = { "unknown", "off", "on", NULL };
 const char *const spectre_v2_mode_names[] = { "unknown", "off", "retpoline", "ibrs", "eibrs", NULL };
+static const char *const sched_keys[] = { "idle_states", "ipi", "wake_to_run", "context_switch", NULL };
+static const char *const idle_state_keys[] = { "name", "exit_latency", "target_residency", "polls", NULL };
 static const char *const coherence_keys[] = {
 	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", "adjacent_line_prefetch", NULL,
 };
@@ -396,6 +398,67 @@ static int read_costs(const struct yt_node *root, struct machine *m, struct remo
 
 /* coherence: how the hardware arbitrates a contended line and finds a line in
  * another node's cache (optional map). */
+/* sched: without the block, one polling state and the flat costs the model used
+ * before it knew idle states [A] (docs/machine.md "Sleeping and waking"). */
+#define SCHED_DEFAULT_WAKE_TO_RUN_PS (5 * PS_PER_US)
+#define SCHED_DEFAULT_CONTEXT_SWITCH_PS (1500 * PS_PER_US / 1000)
+
+static int read_idle_state(const struct yt_node *n, uint32_t i, struct idle_state *s, struct fs_error *e)
+{
+	char what[48];
+	const char *name;
+
+	snprintf(what, sizeof(what), "sched.idle_states[%u]", i);
+	if (cfg_expect(n, YT_MAP, what, e) || cfg_check_keys(n, what, idle_state_keys, e) ||
+	    cfg_require(n, "name", what, e) || cfg_require(n, "exit_latency", what, e) ||
+	    cfg_require(n, "target_residency", what, e) || cfg_get_string(n, "name", NULL, &name, e) ||
+	    cfg_get_duration(n, "exit_latency", 0, 0, PS_PER_S, &s->exit_latency_ps, e) ||
+	    cfg_get_duration(n, "target_residency", 0, 0, PS_PER_S, &s->target_residency_ps, e) ||
+	    cfg_get_bool(n, "polls", false, &s->polls, e))
+		return -1;
+	if (name[0] == '\0' || strlen(name) >= sizeof(s->name))
+		return fs_fail_at(e, &yt_get(n, "name")->mark, "%s.name: 1 to %u characters", what,
+				  IDLE_STATE_NAME_MAX - 1);
+	memcpy(s->name, name, strlen(name) + 1);
+	return 0;
+}
+
+static int read_sched(const struct yt_node *root, struct machine *m, struct fs_error *e)
+{
+	const struct yt_node *n = yt_get(root, "sched"), *states;
+	struct machine_sched *s = &m->sched;
+
+	*s = (struct machine_sched){ .nidle = 1, .idle[0] = { .name = "POLL", .polls = true } };
+	if (n && (cfg_expect(n, YT_MAP, "sched", e) || cfg_check_keys(n, "sched", sched_keys, e)))
+		return -1;
+	s->given = n != NULL;
+	if (cfg_get_duration(n, "ipi", 0, 0, PS_PER_MS, &s->ipi_ps, e) ||
+	    cfg_get_duration(n, "wake_to_run", SCHED_DEFAULT_WAKE_TO_RUN_PS, 0, PS_PER_MS, &s->wake_to_run_ps, e) ||
+	    cfg_get_duration(n, "context_switch", SCHED_DEFAULT_CONTEXT_SWITCH_PS, 0, PS_PER_MS,
+			     &s->context_switch_ps, e))
+		return -1;
+	states = yt_get(n, "idle_states");
+	if (!states)
+		return 0;
+	if (cfg_expect(states, YT_SEQ, "sched.idle_states", e))
+		return -1;
+	if (states->len < 1 || states->len > MACHINE_MAX_IDLE_STATES)
+		return fs_fail_at(e, &states->mark, "sched.idle_states: 1 to %u states", MACHINE_MAX_IDLE_STATES);
+	s->nidle = (uint32_t)states->len;
+	for (uint32_t i = 0; i < s->nidle; i++) {
+		if (read_idle_state(states->items[i], i, &s->idle[i], e))
+			return -1;
+		/* the governor walks them in this order (models/sched/idle.h) */
+		if (i > 0 && (s->idle[i].target_residency_ps < s->idle[i - 1].target_residency_ps ||
+			      s->idle[i].exit_latency_ps < s->idle[i - 1].exit_latency_ps))
+			return fs_fail_at(e, &states->items[i]->mark,
+					  "sched.idle_states[%u] (%s): states go shallowest first, their exit "
+					  "latency and target residency never decreasing",
+					  i, s->idle[i].name);
+	}
+	return 0;
+}
+
 static int read_coherence(const struct yt_node *root, struct machine *m, struct fs_error *e)
 {
 	const struct yt_node *c = yt_get(root, "coherence");
@@ -506,7 +569,7 @@ int machine_from_yaml(struct machine *m, const struct yt_node *root, struct fs_e
 	if (read_names(root, &built, e) || read_topology(root, &built, e) ||
 	    read_frequency(root, &built, e) || read_distance(root, &built, e) ||
 	    read_costs(root, &built, remote, e) || read_coherence(root, &built, e) ||
-	    read_mitigations(root, &built, e) ||
+	    read_mitigations(root, &built, e) || read_sched(root, &built, e) ||
 	    build_tables(&built, remote, e)) {
 		free(remote);
 		machine_free(&built);

@@ -52,6 +52,26 @@ struct machine_mitigations {
 extern const char *const mitigation_state_names[]; /* "unknown", "off", "on" */
 extern const char *const spectre_v2_mode_names[];  /* "unknown", "off", "retpoline", "ibrs", "eibrs" */
 
+/* Sleeping and waking on this machine (its `sched:` block, docs/machine.md): the
+ * cpuidle states a CPU can rest in and what telling a CPU of a wake-up costs.
+ * The scheduler's model (models/sched/) reads them. */
+#define MACHINE_MAX_IDLE_STATES 10u
+#define IDLE_STATE_NAME_MAX 32u
+struct idle_state {
+	char name[IDLE_STATE_NAME_MAX];
+	simtime_t exit_latency_ps;     /* from a wake-up reaching the CPU to it running again */
+	simtime_t target_residency_ps; /* the shortest stay for which the state pays off */
+	bool polls;                    /* the CPU watches its need-resched flag: no IPI needed */
+};
+struct machine_sched {
+	uint32_t nidle;                /* >= 1; shallowest first */
+	struct idle_state idle[MACHINE_MAX_IDLE_STATES];
+	simtime_t ipi_ps;              /* a reschedule IPI, from sending to the target's handler */
+	simtime_t wake_to_run_ps;      /* the woken CPU's own work: idle-loop exit, enqueue, pick, switch in */
+	simtime_t context_switch_ps;   /* a busy CPU going from one task to another */
+	bool given;                    /* the file has a sched: block (else the defaults of docs/machine.md) */
+};
+
 #define MACHINE_MAX_CPUS 4096u
 #define MACHINE_MAX_NODES 64u
 
@@ -86,6 +106,7 @@ struct machine {
 	bool has_key_shared;       /* costs.key_shared given: this machine's shared-key path */
 	struct fs_cost key_shared; /* ... replacing the kernel design's costs.key_shared */
 	struct machine_mitigations mitigations;
+	struct machine_sched sched;
 	simtime_t line_hold_ps;    /* a CPU that just received a line keeps it this long
 				      before a queued request can take it */
 	uint64_t smt_slowdown_milli; /* local work takes this x 1/1000 longer while the

@@ -652,6 +652,69 @@ START_TEST(cpu_side_costs)
 }
 END_TEST
 
+START_TEST(sched_block)
+{
+	/* The idle states in the file's order, durations as given, polls defaulting off;
+	 * without the block, one polling state and the documented defaults. */
+	static const char base[] =
+		"name: one\n"
+		"topology: {nodes: 1, cores_per_node: 2, threads_per_core: 1}\n"
+		"frequency: 2000MHz\n"
+		"costs: {line_hit: 0ns, atomic_hit: 10 cycles, transfer_smt: 1ns, transfer_node: 30ns,\n"
+		"        memory_local: 90ns, syscall: 100ns, line_hold: 0ns, smt_slowdown: 1}\n";
+	static const char block[] =
+		"sched:\n"
+		"  idle_states:\n"
+		"    - {name: POLL, exit_latency: 0ns, target_residency: 0ns, polls: true}\n"
+		"    - {name: C1, exit_latency: 2us, target_residency: 2us, polls: true}\n"
+		"    - {name: C6, exit_latency: 133us, target_residency: 400us}\n"
+		"  ipi: 1.1us\n"
+		"  wake_to_run: 800ns\n"
+		"  context_switch: 1200ns\n";
+	static const char *const bad[][2] = {
+		{ "sched: {idle_states: []}\n", "1 to 10 states" },
+		{ "sched: {idle_states: [{name: C1, exit_latency: 2us}]}\n", "target_residency" },
+		{ "sched: {idle_states: [{name: C6, exit_latency: 133us, target_residency: 400us},\n"
+		  "                      {name: C1, exit_latency: 2us, target_residency: 2us}]}\n",
+		  "shallowest first" },
+		{ "sched: {ipi: 2ms}\n", "ipi" },
+		{ "sched: {wake_latency: 2us}\n", "wake_latency" },
+		{ "sched: {idle_states: [{name: C1, exit_latency: 2us, target_residency: 2us, polls: 3}]}\n", "polls" },
+	};
+	struct fs_error e = { 0 };
+	struct machine m;
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "%s%s", base, block);
+	load_text_ok(buf, &m);
+	ck_assert(m.sched.given);
+	ck_assert_uint_eq(m.sched.nidle, 3);
+	ck_assert_str_eq(m.sched.idle[1].name, "C1");
+	ck_assert(m.sched.idle[0].polls && m.sched.idle[1].polls && !m.sched.idle[2].polls);
+	ck_assert_uint_eq(m.sched.idle[2].exit_latency_ps, 133000000);
+	ck_assert_uint_eq(m.sched.idle[2].target_residency_ps, 400000000);
+	ck_assert_uint_eq(m.sched.ipi_ps, 1100000);
+	ck_assert_uint_eq(m.sched.wake_to_run_ps, 800000);
+	ck_assert_uint_eq(m.sched.context_switch_ps, 1200000);
+	machine_free(&m);
+	load_text_ok(base, &m);
+	ck_assert(!m.sched.given);
+	ck_assert_uint_eq(m.sched.nidle, 1);
+	ck_assert(m.sched.idle[0].polls);
+	ck_assert_uint_eq(m.sched.idle[0].exit_latency_ps, 0);
+	ck_assert_uint_eq(m.sched.ipi_ps, 0);
+	ck_assert_uint_eq(m.sched.wake_to_run_ps, 5000000);
+	ck_assert_uint_eq(m.sched.context_switch_ps, 1500000);
+	machine_free(&m);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", base, bad[i][0]);
+		ck_assert_int_eq(load_text(buf, &m, &e), -1);
+		ck_assert_msg(strstr(e.msg, bad[i][1]) && strstr(e.msg, "inline.yaml:"), "%s: %s", bad[i][0], e.msg);
+		machine_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(free_and_names)
 {
 	struct machine m;
@@ -682,6 +745,7 @@ static Suite *machine_suite(void)
 	tcase_add_test(costs, e5_pairs_use_the_preset_costs);
 	tcase_add_test(costs, one_node_defaults);
 	tcase_add_test(costs, cpu_side_costs);
+	tcase_add_test(costs, sched_block);
 	tcase_add_test(presets, presets_load);
 	tcase_add_test(presets, clusters);
 	tcase_add_test(cpulists, cpulists_e5);
