@@ -69,7 +69,7 @@ BUILD    := build
 # One library per layer (docs/architecture.md), linked program, models, substrate:
 # tests/layers.py checks their objects' symbols against the layers' order.
 CORE_SRCS  := $(sort $(wildcard sim/core/*.c))
-MODEL_SRCS := $(sort $(wildcard models/*.c models/workloads/*.c))
+MODEL_SRCS := $(sort $(wildcard models/*.c models/sched/*.c models/workloads/*.c))
 PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o)
@@ -174,7 +174,8 @@ run: deps
 # and the models' order (docs/architecture.md);
 # tests/config_sources.py that every constant of a machine or kernel config names its source.
 # tests/protocol_mutants.sh that tests/check_protocol.c fails on a mutation of any row of the
-# coherence protocol's table (models/coherence.h).
+# coherence protocol's table (models/coherence.h); tests/sched_mutants.sh that
+# tests/check_sched.c fails on a mutation of each scheduler rule (models/sched/).
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
 	@failed=0; \
@@ -194,6 +195,10 @@ check: deps
 	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
 	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
 	  OUT=$(BUILD)/protocol-mutants sh tests/protocol_mutants.sh || failed=1; \
+	echo "== tests/sched_mutants.sh"; \
+	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
+	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
+	  OUT=$(BUILD)/sched-mutants sh tests/sched_mutants.sh || failed=1; \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \

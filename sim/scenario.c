@@ -323,7 +323,10 @@ static int parse_resolved(struct scenario *sc, struct fs_error *e)
 		section(sc->doc, kernel, "global_hash", &oom);
 		section(sc->doc, kernel, "private_hash", &oom);
 		section(sc->doc, kernel, "costs", &oom);
+		section(sc->doc, kernel, "scheduler", &oom);
 	}
+	if (yt_get(r, "machine") && yt_get(r, "machine")->kind == YT_MAP)
+		section(sc->doc, yt_get(r, "machine"), "sched", &oom);
 	if (oom)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	yt_doc_record_defaults(sc->doc, true);

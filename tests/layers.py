@@ -33,6 +33,7 @@ import tempfile
 # trailing * matches a prefix; a folder matches its files).
 MODEL_ORDER = [
     ("machine", ["machine"]),
+    ("scheduler", ["sched/"]),
     ("coherence", ["dircache", "coherence", "memmap"]),
     ("locks", ["spinlock", "rtlock", "rwsem"]),
     ("keys and paths", ["hashfn", "futex_step", "futex_path", "refcount"]),
