@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/core/bytes.h"
-
 static char *capture(void (*print)(void *, FILE *), void *arg)
 {
 	char *buf = NULL;
@@ -1097,13 +1095,4 @@ void results_print_json(const struct results *r, const char *file, FILE *out)
 	json_u64(out, in, "simulated_ops", r->ops_simulated);
 	json_u64(out, in, "events", r->events);
 	fputs("\n  }", out);
-}
-
-uint64_t results_bytes(uint64_t lines, uint64_t buckets)
-{
-	/* a line's two strings with their malloc headers take about 96 bytes; the
-	 * writer copies a column at a time (at most 64 bytes a row) */
-	uint64_t per_line = sizeof(struct line_result) + 96 + 64, per_bucket = sizeof(struct bucket_result) + 24;
-
-	return bytes_add(bytes_mul(lines, per_line), bytes_mul(buckets, per_bucket));
 }

@@ -5,7 +5,7 @@
  * the models: a run's summary prints the same from a result file later
  * (sim/h5read.h fills the same struct), and the summary and the file cannot
  * disagree. Tables are arrays of row structs (threads, lines, tables, buckets,
- * resizes); sim/h5common.h lists their columns for the writer and the reader.
+ * resizes: sim/result_rows.h); sim/h5common.h lists their columns for the writer and the reader.
  */
 #ifndef FUTEXSIM_RESULTS_H
 #define FUTEXSIM_RESULTS_H
@@ -16,54 +16,8 @@
 #include "models/machine.h"
 #include "sim/band.h"
 #include "sim/perfstat.h"
+#include "sim/result_rows.h"
 #include "sim/sim.h"
-
-struct thread_result {
-	uint32_t id, cpu, node;
-	const char *role;       /* what it does where threads differ ("message", "worker"), in the
-				   text arena; NULL where all are alike (threads/role absent) */
-	uint64_t ops;           /* completed inside the measuring window */
-	uint64_t ops_per_sec;   /* perf_ops_per_sec(ops, window) */
-	char *perf_line;        /* perf's "[thread  N] ..." line, with newline */
-	/* blocking: in the window (all 0 for workloads that never block) */
-	uint64_t futex_calls, wakeups, chain_walked, requeued, switches;
-	simtime_t blocked_ps;   /* asleep in futex waits */
-	simtime_t time_ps[TC_NCLASSES]; /* its time in the window by what it did (models/task.h) */
-	bool has_time;          /* time_ps known (files of earlier versions lack it) */
-};
-
-/* A line that saw traffic (lines/). */
-struct line_result {
-	uint32_t line, home_node;
-	uint32_t first, last;   /* the elements of its object on it (models/memmap.h) */
-	uint8_t mixed;          /* objects of several kinds share it */
-	uint64_t address, reads, writes, fills;
-	uint64_t transfers[XFER_NCLASSES];
-	uint64_t total_transfers;
-	simtime_t queued_ps;
-	char *what;             /* memmap_describe(); in the results' text arena */
-	char *fields;           /* "waiters,lock": its object's fields on it; in the arena, shared
-				   by consecutive lines with the same text */
-	const char *object, *element; /* its object's names, borrowed from the run's memory map
-					 (NULL when read back from a file) */
-};
-
-/* A futex hash table (tables/). */
-struct table_result {
-	char *name, *hash;      /* hash "" when the table has no function */
-	uint32_t size, node;
-	uint64_t first_bucket;  /* its first row in buckets */
-	uint64_t futexes;       /* futexes hashed to it */
-	uint64_t collisions;    /* futexes that found their bucket already taken */
-};
-
-/* A bucket of a table (buckets/), in table order. */
-struct bucket_result {
-	uint32_t table, bucket;
-	uint64_t hashed;        /* futexes hashed to it */
-	uint64_t acquisitions, contended;
-	simtime_t wait_ps;      /* total time waiters queued for its lock */
-};
 
 struct results_text;       /* the arena of the lines' text (results_text) */
 
@@ -213,11 +167,6 @@ struct blocking_totals results_blocking_totals(const struct results *r);
 
 /* Line transfers of every class per op in the window (0 without ops). */
 double results_transfers_per_op(const struct results *r);
-
-/* Bytes the gathered results take for `lines` lines with traffic and `buckets`
- * buckets (a row each, a line's description and fields strings), and what the
- * result file's writer gathers beside them. */
-uint64_t results_bytes(uint64_t lines, uint64_t buckets);
 
 /* A JSON string (quotes, escapes) and a JSON number (null when not finite), for
  * every command that prints JSON. */

@@ -72,7 +72,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	 * hooks only cost (a private hash of 1024 buckets for 1024 threads: 10% slower). */
 	s->eng.prefetch_next = coh_shared_lines(&s->coh) >= 16384;
 	/* built (cheap next to the run): its programs bound the events */
-	estimate_events(s, &est);
+	estimate_events(sc, &s->tasks, s->series.nintervals, &est);
 	return estimate_check_events(sc, &est, e);
 }
 
