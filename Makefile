@@ -70,7 +70,7 @@ BUILD    := build
 # tests/layers.py checks their objects' symbols against the layers' order.
 CORE_SRCS  := $(sort $(wildcard sim/core/*.c))
 MODEL_SRCS := $(sort $(wildcard models/*.c models/workloads/*.c))
-PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c)))
+PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c sim/views/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o)
 PROG_OBJS  := $(PROG_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o
@@ -339,7 +339,7 @@ FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ig
 .PHONY: fuzz fuzz-merge fuzz-results sanitize
 # The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
 # are, warnings as errors.
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h models/*.h)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h sim/views/*.h models/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@"
 	$(Q)clang $(FUTEXSIM_CPPFLAGS) -std=c11 -g $(WARN_CFLAGS) -Werror -O1 -fsanitize=fuzzer,address,undefined \
