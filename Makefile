@@ -4,6 +4,7 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
+#                (QUEUES="4-ary-heap binary-heap": with each of the engine's queues in turn)
 #   make bench-callgrind  host instructions (the engine's share), events, cache misses per op (valgrind)
 #   make validate  simulate the published measurements, print and plot the fit
 #   make claims  check the claims of the seed threads in simulation
@@ -203,7 +204,7 @@ check: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@PYTHON=$(PYTHON) sh tests/bench.sh $(BIN)
+	@PYTHON=$(PYTHON) QUEUES="$(QUEUES)" sh tests/bench.sh $(BIN)
 
 # Host instructions and cache misses per simulated op under callgrind (E5, E7, 1024 CPUs),
 # for the speed work's before/after figures; about a quarter of an hour.
