@@ -142,7 +142,7 @@ static void setup(void)
 		task(i)->call.word = &fx.w;
 	}
 	engine_run(&fx.s.eng, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 
 	fx.t = task(0);
 	fx.table = (struct futex_table *)fx.t->target.table;
@@ -197,7 +197,7 @@ static void warm(uint32_t line, uint32_t cpu, enum access_kind kind)
 	if (coh_access(&fx.s.coh, line, cpu, cpu, kind, &cost) == COH_WAIT)
 		engine_run(&fx.s.eng, SIMTIME_MAX);
 	fx.s.coh.grant = grant;
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	ck_assert_uint_lt(fx.s.eng.now, T0);
 }
 
@@ -368,7 +368,7 @@ START_TEST(test_lock_cmpxchg_held_pending_head)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -478,7 +478,7 @@ START_TEST(test_lock_tryread_then_xchg)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -546,7 +546,7 @@ START_TEST(test_lock_spin_sees_free_takes)
 	ck_assert_uint_eq(l->contended, 1);
 	ck_assert_uint_eq(l->wait_ps, T0 - 2 * US);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* no hand-off scheduled */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* no hand-off scheduled */
 	teardown();
 }
 END_TEST
@@ -586,7 +586,7 @@ START_TEST(test_lock_spin_sees_free_waits_for_take)
 	ck_assert_uint_eq(l->holder, 0);
 	ck_assert_uint_eq(l->pending, SPIN_NONE);
 	ck_assert_uint_eq(l->qhead, SPIN_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* no hand-off scheduled */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* no hand-off scheduled */
 	ck_assert_uint_eq(l->wait_ps, T0 + XFER_PS - 2 * US);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	teardown();
@@ -633,7 +633,7 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -704,7 +704,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->watchers, 0); /* watching its Shared copy */
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 
 	/* the pending waiter's re-read: free for it, its take waits for the line */
 	tasks_on_grant(fx.ts, 2, fx.bline);
@@ -716,7 +716,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->inflight, 2);       /* its write */
 	ck_assert_uint_eq(line->watchers, COH_NONE); /* task 0's copy invalidated... */
 	ck_assert_uint_eq(line->qhead, 0);           /* ...its re-read queued behind */
-	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	/* the pending waiter's take granted: pending -> locked, no hand-off */
@@ -737,8 +737,8 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
 	ck_assert_uint_eq(fx.t->clock, T0);
 	ck_assert_uint_eq(line->inflight, 0); /* task 0's re-read, from CPU 2 */
-	ck_assert_uint_eq(fx.s.eng.len, 1);   /* ...and nothing else: no hand-off event */
-	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.s.coh.done_kind);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);   /* ...and nothing else: no hand-off event */
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].kind, fx.s.coh.done_kind);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + 2 * XFER_PS);
 
 	/* the head's re-read sees the lock held: it spins on */
@@ -754,7 +754,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->nsharers, 2); /* CPUs 2 and 0 */
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -808,7 +808,7 @@ START_TEST(test_lock_take)
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	ck_assert_uint_eq(fx.t->lock_stage, LS_CMPXCHG);
 	ck_assert_uint_eq(node_transfers(qnode2), 1);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	/* the hand-off: task 2 spins on the line from T0 + 40 ns, re-reading it
@@ -913,7 +913,7 @@ START_TEST(test_rwsem_down_write_contended_sleeps)
 	ck_assert_uint_eq(w->contended, 1);
 	ck_assert(fx.s.rwsems.wants_write[0]);
 	ck_assert_uint_eq(fx.s.rwsems.queued_at[0], T0);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -945,9 +945,9 @@ START_TEST(test_rwsem_up_write_hands_over)
 	ck_assert_uint_eq(w->writes, 1);
 	ck_assert_uint_eq(w->qhead, RWSEM_NONE);
 	ck_assert_uint_eq(w->wait_ps, (T0 - 2 * US) + (T0 - 3 * US));
-	ck_assert_uint_eq(fx.s.eng.len, 2);
-	for (size_t i = 0; i < fx.s.eng.len; i++) {
-		const struct event *ev = &fx.s.eng.heap[i];
+	ck_assert_uint_eq(fx.s.eng.q.len, 2);
+	for (size_t i = 0; i < fx.s.eng.q.len; i++) {
+		const struct event *ev = &fx.s.eng.q.ev[i];
 
 		ck_assert_uint_eq(ev->kind, fx.ts->wake_kind);
 		ck_assert_uint_eq(ev->time, T0 + WAKEUP_PS);
@@ -1180,15 +1180,15 @@ static void assert_woken_after_unlock(uint32_t id, simtime_t unlock)
 {
 	ck_assert_uint_eq(fx.t->walk.wake_q, id);
 	ck_assert_uint_eq(fx.t->walk.wake_q_tail, id);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	ck_assert_uint_eq(fx.t->clock, unlock);
 	fx.t->locks_held = 0;
 	task_wake_q_flush(fx.ts, fx.t);
 	ck_assert_uint_eq(fx.t->walk.wake_q, TASK_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
-	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.ts->wake_kind);
-	ck_assert_uint_eq(fx.s.eng.heap[0].target, id);
-	ck_assert_uint_eq(fx.s.eng.heap[0].time, unlock + WAKEUP_PS);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].kind, fx.ts->wake_kind);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].target, id);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].time, unlock + WAKEUP_PS);
 }
 
 /* A grant ends a burst: the walk's next access is back-to-back only with the
@@ -1249,7 +1249,7 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	ck_assert_uint_eq(fx.t->walk.taken, 2);
 	ck_assert_uint_eq(fx.t->stats.chain_walked, 1);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
-	ck_assert_uint_eq(fx.s.eng.len, 2);
+	ck_assert_uint_eq(fx.s.eng.q.len, 2);
 
 	/* task 4 gets the line first: at T0 + 43 ns, while the unlink waits */
 	engine_run(&fx.s.eng, granted4 + 1);
@@ -1383,7 +1383,7 @@ START_TEST(test_walk_requeue_moves)
 	ck_assert_uint_eq(fx.t->stats.requeued, 1);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.t->locks_held, 2);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* nobody woken */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* nobody woken */
 	teardown();
 }
 END_TEST
