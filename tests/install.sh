@@ -150,6 +150,37 @@ if command -v bash >/dev/null 2>&1; then
 			c() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _futexsim; echo \"\${COMPREPLY[*]}\"; } &&
 			[ \"\$(c '$bin' li)\" = list ] && [ \"\$(c '$bin' list ma)\" = machines ] &&
 			c '$bin' run --set kernel=linux-6.1 | grep -q 'kernel=linux-6.18 '"
+	# compl WORD...: what completion offers for the last word (one a line), from elsewhere
+	printf '%s\n' ". '$comp'" 'COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _futexsim' \
+		'printf "%s\n" "${COMPREPLY[@]}"' >"$tmp/compl.sh"
+	compl() { (cd "$tmp/elsewhere" && bash "$tmp/compl.sh" "$bin" "$@"); }
+	"$bin" list machines | awk '{print $1}' >"$tmp/want"
+	compl bench futex hash --machine '' >"$tmp/got"
+	check "completion: bench futex hash --machine <TAB> offers the machine presets (and .yaml files, not 'futex')" \
+		sh -c "grep -v '\.yaml\$' '$tmp/got' | cmp -s '$tmp/want' -"
+	check "completion: c2c --sort <TAB> offers the sort keys (not files)" \
+		test "$(compl c2c --sort '' | tr '\n' ' ')" = "transfers remote waiting "
+	check "completion: list <TAB> offers every list (scenarios, spinlocks)" \
+		test "$(compl list '' | tr '\n' ' ')" = "machines kernels scenarios workloads hashes refcounts spinlocks "
+	check "completion: run qu<TAB> offers the scenario by name" test "$(compl run qu)" = quickstart
+	# every option completion offers, for every command and two of bench's suites, is one
+	# the command's parser accepts (its complaint, if any, is not about an unknown option)
+	offered_ok=0
+	for words in run show compare c2c list "bench futex hash" "bench futex wake-parallel"; do
+		opts=$(compl $words --)
+		[ -n "$opts" ] || { echo "FAILED: completion offers no option for '$words'"; offered_ok=1; }
+		for o in $opts; do # alone, then with a value (an option that needs one may call itself unexpected without)
+			rejected() {
+				(cd "$tmp/elsewhere" && timeout 60 "$bin" $words "$@" </dev/null >"$tmp/out" 2>&1)
+				grep -q "unknown option\|unknown switch\|unexpected '-\|unexpected argument '-" "$tmp/out"
+			}
+			if rejected $o && rejected $o 1; then
+				echo "FAILED: completion offers '$words $o', which futexsim rejects: $(head -n 1 "$tmp/out")"
+				offered_ok=1
+			fi
+		done
+	done
+	check "completion offers only options the parsers accept (run, show, compare, c2c, list, bench suites)" test "$offered_ok" -eq 0
 else
 	echo "install.sh: bash completion not checked: no bash"
 fi
