@@ -53,7 +53,7 @@ VERSION  := 0.1.0
 # Required: not for the user to override (CFLAGS and CPPFLAGS come after them).
 FUTEXSIM_CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
             -DFUTEXSIM_VERSION='"$(VERSION)"' \
-            -DFUTEXSIM_CONFIG_DIR='"$(CURDIR)/configs"' \
+            -DFUTEXSIM_DATA_DIR='"$(CURDIR)"' \
             $(if $(SANITIZE),-DFUTEXSIM_DEBUG)
 FUTEXSIM_CFLAGS = -std=c11 $(SANITIZE) $(if $(filter-out 0,$(WERROR)),-Werror)
 FUTEXSIM_LDFLAGS = $(SANITIZE)
@@ -411,9 +411,10 @@ host-check: deps
 	$(PYTHON) tests/config_sources.py $(HOST_MACHINE)
 	$(BIN) probe --check --machine $(HOST_MACHINE) --seconds $(CHECK_SECONDS) -o $(HOST_CHECK)
 
-# Install (GNU conventions: PREFIX, DESTDIR for staging). The installed futexsim finds
-# its presets in PREFIX/share/futexsim/configs, beside its own PREFIX/bin (it looks
-# there through /proc/self/exe, so a staged or moved tree works too).
+# Install (GNU conventions: PREFIX, DESTDIR for staging). The installed futexsim and its
+# tools find their data (configs/, scenarios/, analysis/) in PREFIX/share/futexsim,
+# beside their own PREFIX/bin (through /proc/self/exe, so a staged or moved tree works
+# too; a source tree's bin/futexsim finds the tree above it the same way).
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 INSTALL  ?= install
@@ -423,41 +424,59 @@ docdir   := $(PREFIX)/share/doc/futexsim
 # analysis/collect, analysis/plot and analysis/study with the modules they import, run through
 # bin/futexsim-collect, -plot and -study (links: python finds the modules beside them)
 PY_TOOLS := collect plot study
+# what futexsim-validate, -calibrate and -claims read (found in PREFIX/share/futexsim
+# beside their PREFIX/bin; the scenarios the points name are installed with the rest)
+TOOL_DATA := analysis/validation-points.tsv $(wildcard analysis/calibration*.yaml)
 PY_MODULES := analysis/results_io.py analysis/plot_run.py analysis/plot_sweep.py analysis/studies.py
 mandir   := $(PREFIX)/share/man/man1
 compdir  := $(PREFIX)/share/bash-completion/completions
 # One page per command, generated from the same text as its --help (help2man), so
-# they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line
-# wrapper that runs `futexsim COMMAND`.
+# they cannot drift: futexsim(1), futexsim-run(1), ..., and the analysis tools'
+# futexsim-validate(1), -calibrate(1), -claims(1). A command's page's program is a
+# two-line wrapper that runs `futexsim COMMAND`. Every page ends with the same SEE ALSO.
+# `make install` builds them again in build/man-install with FUTEXSIM_DATA set to the
+# installed data directory, so that they name the directories the installed --help does.
 MAN_CMDS := run bench show compare explain c2c list probe fit
+MAN_TOOLS := validate calibrate claims
 MAN_DIR  := $(BUILD)/man
-MAN_PAGES := $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1)
+MAN_DATA ?=
+MAN_PAGES = $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1) $(MAN_TOOLS:%=$(MAN_DIR)/futexsim-%.1)
 MAN_NAME_run := simulate a futex hashing scenario and write its results
 MAN_NAME_bench := perf bench futex (hash, wake, wake-parallel, requeue, lock-pi), typed as perf users type it, simulated
 MAN_NAME_show := print the summary and figures of futexsim result files
 MAN_NAME_compare := compare futexsim result files, gate CI on thresholds
 MAN_NAME_explain := where the simulated threads' time went, per op
 MAN_NAME_c2c := a perf-c2c-like report of the hottest cache lines of a simulated run
-MAN_NAME_list := list the machines, kernels, workloads, hashes and refcount modes
+MAN_NAME_list := list the machines, kernels, scenarios, workloads, hashes and refcount modes
 MAN_NAME_probe := model the machine it runs on and check the model against its kernel
 MAN_NAME_fit := fit a machine's CPU-side costs to its stock kernel's perf bench futex rows
+MAN_NAME_validate := simulate the published points and print published vs simulated
+MAN_NAME_calibrate := fit the model's costs to the published points
+MAN_NAME_claims := check the claims of twenty years of futex-hashing threads in simulation
+MAN_ENV = env -u FUTEXSIM_CONFIGS $(if $(MAN_DATA),FUTEXSIM_DATA='$(MAN_DATA)',-u FUTEXSIM_DATA)
 .PHONY: man
 man: $(MAN_PAGES)
-$(MAN_DIR)/futexsim.1: $(BIN)
+$(MAN_DIR)/see-also.h2m: Makefile
 	@mkdir -p $(dir $@)
-	$(Q)help2man --no-info --no-discard-stderr -n "a discrete-event simulator of Linux futex hashing on NUMA machines" \
-	  -o $@ $(BIN)
-$(MAN_DIR)/futexsim-%.1: $(BIN)
-	@mkdir -p $(dir $@)
+	$(Q){ printf '[SEE ALSO]\n'; \
+	  for p in futexsim $(MAN_CMDS:%=futexsim-%) $(MAN_TOOLS:%=futexsim-%); do printf '.BR %s (1),\n' $$p; done; \
+	  printf 'and README.md and docs/*.md in %s.\n' '$(docdir)'; } > $@
+$(MAN_DIR)/futexsim.1: $(BIN) $(MAN_DIR)/see-also.h2m
+	$(Q)$(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m \
+	  -n "a discrete-event simulator of Linux futex hashing on NUMA machines" -o $@ $(BIN)
+$(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1): $(MAN_DIR)/futexsim-%.1: $(BIN) $(MAN_DIR)/see-also.h2m
 	$(Q)printf '#!/bin/sh\nexec "%s" %s "$$@"\n' "$(CURDIR)/$(BIN)" "$*" > $(MAN_DIR)/futexsim-$* && \
 	  chmod +x $(MAN_DIR)/futexsim-$* && \
-	  help2man --no-info --no-discard-stderr -n "$(MAN_NAME_$*)" \
+	  $(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m -n "$(MAN_NAME_$*)" \
 	    --version-string="futexsim-$* $$($(BIN) --version | cut -d' ' -f2-)" -o $@ $(MAN_DIR)/futexsim-$*
+$(MAN_TOOLS:%=$(MAN_DIR)/futexsim-%.1): $(MAN_DIR)/futexsim-%.1: $(TOOL_DIR)futexsim-% $(MAN_DIR)/see-also.h2m
+	$(Q)$(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m -n "$(MAN_NAME_$*)" \
+	    --version-string="futexsim-$* $$($(BIN) --version | cut -d' ' -f2-)" -o $@ $(TOOL_DIR)futexsim-$*
 
 .PHONY: install uninstall
 install: $(BIN) $(TOOLS)
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkgdatadir)/configs/machines \
-	  $(DESTDIR)$(pkgdatadir)/configs/kernels $(DESTDIR)$(pkgdatadir)/analysis $(DESTDIR)$(docdir)
+	  $(DESTDIR)$(pkgdatadir)/configs/kernels $(DESTDIR)$(pkgdatadir)/analysis $(DESTDIR)$(docdir)/docs
 	$(INSTALL) -m 755 $(BIN) $(TOOLS) $(DESTDIR)$(bindir)/
 	$(INSTALL) -m 644 configs/machines/*.yaml $(DESTDIR)$(pkgdatadir)/configs/machines/
 	$(INSTALL) -m 644 configs/kernels/*.yaml $(DESTDIR)$(pkgdatadir)/configs/kernels/
@@ -465,20 +484,25 @@ install: $(BIN) $(TOOLS)
 	cp -R scenarios $(DESTDIR)$(pkgdatadir)/scenarios
 	$(INSTALL) -m 755 $(PY_TOOLS:%=analysis/%) $(DESTDIR)$(pkgdatadir)/analysis/
 	$(INSTALL) -m 644 $(PY_MODULES) $(DESTDIR)$(pkgdatadir)/analysis/
+	$(INSTALL) -m 644 $(TOOL_DATA) $(DESTDIR)$(pkgdatadir)/analysis/
 	for t in $(PY_TOOLS); do ln -sf ../share/futexsim/analysis/$$t $(DESTDIR)$(bindir)/futexsim-$$t; done
 	$(INSTALL) -m 644 README.md LICENSE $(DESTDIR)$(docdir)/
+	$(INSTALL) -m 644 docs/*.md docs/*.png $(DESTDIR)$(docdir)/docs/
 	$(INSTALL) -d $(DESTDIR)$(compdir)
 	$(INSTALL) -m 644 sim/futexsim.bash $(DESTDIR)$(compdir)/futexsim
 	@if command -v help2man >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory man && \
-	  $(INSTALL) -d $(DESTDIR)$(mandir) && $(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(mandir)/; \
+	  rm -rf $(BUILD)/man-install && \
+	  $(MAKE) --no-print-directory man MAN_DIR=$(BUILD)/man-install MAN_DATA='$(pkgdatadir)' && \
+	  $(INSTALL) -d $(DESTDIR)$(mandir) && \
+	  $(INSTALL) -m 644 $(MAN_PAGES:$(MAN_DIR)/%=$(BUILD)/man-install/%) $(DESTDIR)$(mandir)/; \
 	else echo "help2man missing: no man pages installed (apt-get install help2man)"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/futexsim $(TOOLS:$(TOOL_DIR)%=$(DESTDIR)$(bindir)/%) \
 	  $(PY_TOOLS:%=$(DESTDIR)$(bindir)/futexsim-%)
 	rm -rf $(DESTDIR)$(pkgdatadir) $(DESTDIR)$(docdir)
-	rm -f $(DESTDIR)$(mandir)/futexsim.1 $(MAN_CMDS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
+	rm -f $(DESTDIR)$(mandir)/futexsim.1 $(MAN_CMDS:%=$(DESTDIR)$(mandir)/futexsim-%.1) \
+	  $(MAN_TOOLS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
 	rm -f $(DESTDIR)$(compdir)/futexsim
 
 clean:

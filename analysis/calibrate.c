@@ -34,6 +34,7 @@
 #include "sim/revision.h"
 #include "sim/core/config.h"
 #include "sim/core/yamltree.h"
+#include "sim/scenario.h"
 
 #define MAX_PARAMS 16
 #define MAX_LIST 32
@@ -104,7 +105,8 @@ struct fit {
 static const char usage[] =
 	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run | --from-outputs]\n"
 	"\n"
-	"Fits the parameters listed in the spec (default analysis/calibration.yaml) to the\n"
+	"Fits the parameters listed in the spec (default analysis/calibration.yaml; it and\n"
+	"the files it names are read here, else in the installed or source tree) to the\n"
 	"published points (a Nelder-Mead simplex, then profiles of the loss along each\n"
 	"parameter until no step lowers it) and writes the fitted values, with their\n"
 	"provenance, the loss profile and the parameters' covariance, into the config files\n"
@@ -176,12 +178,22 @@ static int read_param(struct spec *s, const struct yt_node *n, struct fs_error *
 	return 0;
 }
 
+/* PATH (relative to the data directory) as futexsim_data_file finds it, kept in D. */
+static const char *data_path(struct yt_doc *d, const char *path)
+{
+	char buf[4096];
+	const char *found = futexsim_data_file(path, buf, sizeof(buf));
+	const struct yt_node *n = found == path ? NULL : yt_new_scalar(d, found, false, (struct fs_mark){ 0 });
+
+	return n ? n->scalar : path;
+}
+
 static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct fs_error *e)
 {
 	static const char *const keys[] = { "points", "tables", "series", "min_x", "fixed", "max_evals",
 					    "outputs", "parameters", NULL };
 	static const char *const out_keys[] = { "id", "name", "file", "inherit", "description", NULL };
-	const struct yt_node *root = yt_load_file(d, path, e), *outs, *params;
+	const struct yt_node *root = yt_load_file(d, data_path(d, path), e), *outs, *params;
 	size_t n;
 	uint64_t max_evals;
 
@@ -212,6 +224,7 @@ static int read_spec(struct spec *s, struct yt_doc *d, const char *path, struct 
 		    cfg_get_string(on, "inherit", "", &o->inherit, e) < 0 ||
 		    cfg_get_string(on, "description", "", &o->description, e) < 0)
 			return -1;
+		o->file = data_path(d, o->file); /* the data directory's when not here */
 	}
 	params = yt_get(root, "parameters");
 	if (cfg_expect(params, YT_SEQ, "parameters", e) < 0)

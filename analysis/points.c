@@ -67,7 +67,8 @@ static int parse_line(struct point *pt, char *line, const char *path, unsigned l
 int points_load(struct points *p, const char *path, const char *const *tables, const char *const *series,
 		struct fs_error *e)
 {
-	FILE *f = fopen(path, "r");
+	char found[4096];
+	FILE *f = fopen(futexsim_data_file(path, found, sizeof(found)), "r");
 	char line[4096];
 	unsigned lineno = 0;
 

@@ -3,17 +3,29 @@
 # share/bash-completion/completions/futexsim). It asks futexsim itself for what
 # exists, so it cannot drift from the program: the commands from `futexsim --help`,
 # each command's options from `futexsim CMD --help`, presets and names from
-# `futexsim list`. Completes: the command; run's scenario files and its --set keys
-# machine=, kernel= and workload.type= with their names; result files (*.h5) for
-# show, compare, explain and c2c; measurements files (*.yaml) for fit; list's kinds;
-# bench futex's suites.
+# `futexsim list`. Completes: the command; run's scenario files and names and its
+# --set keys machine=, kernel= and workload.type= with their names; --machine,
+# --kernel and --scenario with theirs; an option's values its --help lists as
+# OPT a|b|c; result files (*.h5) for show, compare, explain and c2c; measurements
+# files (*.yaml) for fit; list's kinds (from its usage line); bench futex's suites.
 
 _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
 }
 
+_futexsim_options() { # CMD...: the options its --help lists (at a line's start, or [--x in the usage)
+	"${COMP_WORDS[0]}" "$@" --help 2>&1 | awk '
+		/^usage:/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[--[a-z]/) { o = $i; sub(/^\[/, "", o); sub(/[]=].*/, "", o); print o } }
+		/^ +-/ { for (i = 1; i <= NF && $i ~ /^-/; i++) { o = $i; sub(/[,=].*/, "", o); if (o ~ /^--[a-z]/) print o } }' | sort -u
+}
+
+_futexsim_values() { # CMD OPTION: the values its --help lists as OPTION a|b|c
+	"${COMP_WORDS[0]}" "$1" --help 2>/dev/null | grep -o -- "$2 [a-z0-9-]*|[a-z0-9|-]*" | head -n 1 |
+		sed "s/^$2 //" | tr '|' ' '
+}
+
 _futexsim() {
-	local cur prev cmd opts line words
+	local cur prev cmd opts line words i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ -n "${COMP_LINE-}" ]; then
@@ -48,20 +60,41 @@ _futexsim() {
 	-o | --out | --config-dir)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
+	--machine) COMPREPLY=($(compgen -W "$(_futexsim_names machines)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur"))
+		return ;;
+	--kernel) COMPREPLY=($(compgen -W "$(_futexsim_names kernels)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur"))
+		return ;;
+	--scenario) COMPREPLY=($(compgen -W "$(_futexsim_names scenarios)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur"))
+		return ;;
+	-*)
+		opts=$(_futexsim_values "$cmd" "$prev")
+		if [ -n "$opts" ]; then
+			COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+			return
+		fi ;;
 	esac
 	if [[ "$cur" == -* ]]; then
-		opts=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		words=("$cmd")
+		if [ "$cmd" = bench ]; then # a suite's own options: its -h (perf's usage)
+			for ((i = 2; i + 1 < COMP_CWORD; i++)); do
+				[ "${COMP_WORDS[i]}" = futex ] && words=(bench futex "${COMP_WORDS[i + 1]}")
+			done
+		fi
+		COMPREPLY=($(compgen -W "$(_futexsim_options "${words[@]}")" -- "$cur"))
 		return
 	fi
 	case "$cmd" in
-	run | fit) COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "$(_futexsim_names scenarios)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur")
+	     $(compgen -d -- "$cur")) ;;
+	fit) COMPREPLY=($(compgen -f -X '!*.y*ml' -- "$cur") $(compgen -d -- "$cur")) ;;
 	show | compare | explain | c2c) COMPREPLY=($(compgen -f -X '!*.h5' -- "$cur") $(compgen -d -- "$cur")) ;;
-	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "machines kernels workloads hashes refcounts" -- "$cur")) ;;
+	list) # the kinds of list's usage line: futexsim list [--all] a|b|c
+		COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --help 2>/dev/null |
+			awk '/^usage:/ {print $NF}' | tr '|' ' ')" -- "$cur")) ;;
 	bench)
 		if [ "$prev" = futex ]; then
 			COMPREPLY=($(compgen -W "hash wake wake-parallel requeue lock-pi" -- "$cur"))
-		else
+		elif ! [[ " ${COMP_WORDS[*]:2:COMP_CWORD-2} " == *" futex "* ]]; then
 			COMPREPLY=($(compgen -W "futex" -- "$cur"))
 		fi ;;
 	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe bench fit" -- "$cur")) ;;

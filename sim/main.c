@@ -78,6 +78,9 @@ static const char usage_main[] =
 	"Machine and kernel presets are found by name in the directories of run --config-dir,\n"
 	"then of $FUTEXSIM_PATH (colon-separated; each holds machines/ and kernels/), then\n"
 	"in %s (FUTEXSIM_CONFIGS replaces this one).\n"
+	"A scenario is a file or a name (run quickstart, run workloads/mutex: futexsim list\n"
+	"scenarios), found in DIR/scenarios/ of those directories but the last, then in the\n"
+	"installed or source tree's scenarios/ (FUTEXSIM_DATA replaces the tree).\n"
 	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n";
 
 int main(int argc, char **argv)

@@ -56,7 +56,8 @@ const char perfbench_usage[] =
 	"hash:          -f, --futexes N  futexes per thread (default 1024)\n"
 	"lock-pi:       -M, --multi      a futex per thread instead of one for all\n"
 	"wake:          -w, --nwakes N   threads woken per FUTEX_WAKE (default 1)\n"
-	"wake-parallel: -w, --nwakers N  waker threads, each waking threads/N (default 2)\n"
+	"wake-parallel: -w, --nwakers N  waker threads, each waking threads/N (default: the\n"
+	"                                threads, each waking 1, as perf's)\n"
 	"requeue:       -q, --nrequeue N threads requeued per FUTEX_CMP_REQUEUE (default 1)\n"
 	"               -B, --broadcast  requeue them all at once\n"
 	"               -p, --pi         FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI\n"
@@ -98,7 +99,10 @@ struct bench_opts {
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
 	char error[256];      /* a bad option's message */
 	const char *own_option; /* the last of futexsim's own options given (not perf's), or NULL */
+	bool as_long;           /* the option being applied was given by its long name */
 };
+
+#define PERF_USAGE_STATUS 129 /* perf's usage_with_options() after -h */
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
 	      O_MACHINE, O_KERNEL, O_SCENARIO, O_CPUS, O_HELP, O_IMMUTABLE, O_NWAKES, O_NWAKERS, O_NREQUEUE,
@@ -199,6 +203,20 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 		snprintf(name, sizeof(name), "--%s", opt->long_name);
 	if (futexsim_only(opt->id))
 		o->own_option = opt->long_name;
+	if (opt->takes_value && (!v || !*v))
+		return !o->as_long ? bad_option(o, "switch `%s' requires a value", (char[2]){ opt->short_name, 0 })
+				       : bad_option(o, "option `%s' requires a value", opt->long_name);
+	if (opt->takes_value && !(opt->id == O_MACHINE || opt->id == O_KERNEL || opt->id == O_SCENARIO ||
+				  opt->id == O_CPUS)) {
+		char *end;
+
+		errno = 0;
+		(void)strtod(v, &end);
+		if (*end || end == v) /* perf: "switch `t' expects a numerical value" */
+			return !o->as_long
+				       ? bad_option(o, "switch `%s' expects a numerical value", (char[2]){ opt->short_name, 0 })
+				       : bad_option(o, "option `%s' expects a numerical value", opt->long_name);
+	}
 	switch (opt->id) {
 	case O_RUNTIME: {
 		char *end;
@@ -299,8 +317,67 @@ static const struct bench_option *find_option(enum suite suite, const char *name
 	return NULL;
 }
 
-/* perf's parse_options() conventions: -t 2, -t2, -sS, --threads 2, --threads=2.
- * Returns 0, 1 for --help, or the exit status of a bad option (printed). */
+/* A long option as perf's parse_long_opt() finds it: the exact name, else the only
+ * option it abbreviates; "no-NAME" (abbreviated too) negates one of perf's options.
+ * NULL with o->error set when none or several match. */
+static const struct bench_option *find_long_option(struct bench_opts *o, const char *name, size_t len,
+						   bool *negated)
+{
+	const struct bench_option *hit = NULL, *other = NULL;
+	bool no = len > 3 && !strncmp(name, "no-", 3);
+
+	*negated = false;
+	if ((hit = find_option(o->suite, name, len, 0)))
+		return hit;
+	for (size_t k = 0; k < NOPTIONS; k++) {
+		const struct bench_option *opt = &options[k];
+		const char *n = no ? name + 3 : name;
+		size_t l = no ? len - 3 : len;
+
+		if (!(opt->suites & SUITE(o->suite)) || !opt->help || strncmp(opt->long_name, n, l) ||
+		    (no && futexsim_only(opt->id)))
+			continue;
+		if (!no && strlen(opt->long_name) == l)
+			return opt;
+		if (!hit)
+			hit = opt;
+		else if (!other)
+			other = opt;
+	}
+	if (other) {
+		snprintf(o->error, sizeof(o->error), "Ambiguous option: %.*s (could be --%s%s or --%s%s)", (int)len, name,
+			 no ? "no-" : "", hit->long_name, no ? "no-" : "", other->long_name);
+		return NULL;
+	}
+	if (!hit)
+		snprintf(o->error, sizeof(o->error), "unknown option `%.*s'", (int)len, name);
+	*negated = no && hit;
+	return hit;
+}
+
+/* --no-NAME: a flag off, a value back to the suite's default (perf's unset). */
+static void negate_option(struct bench_opts *o, const struct bench_option *opt)
+{
+	switch (opt->id) {
+	case O_SILENT: o->silent = false; break;
+	case O_SHARED: o->shared = false; break;
+	case O_BROADCAST: o->broadcast = false; break;
+	case O_MULTI: o->multi = false; break;
+	case O_PI: o->pi = false; break;
+	case O_THREADS: o->threads = 0; break;
+	case O_FUTEXES: o->futexes = 1024; break;
+	case O_NWAKES:
+	case O_NWAKERS:
+	case O_NREQUEUE: o->nwake = 0; break;
+	case O_BUCKETS: o->buckets = -1, o->buckets_given = false; break;
+	case O_RUNTIME: o->runtime = DEFAULT_RUNTIME; break;
+	default: break; /* -m has no effect; -v, --machine ... are futexsim's */
+	}
+}
+
+/* perf's parse_options() conventions: -t 2, -t2, -sS, --threads 2, --threads=2, --thr 2
+ * (an abbreviation), --no-silent. Returns 0, 1 for --help, or the exit status of a
+ * bad option (printed). */
 static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 {
 	for (int i = first; i < argc; i++) {
@@ -312,12 +389,18 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 		if (arg[1] == '-') {
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			const struct bench_option *opt = find_option(o->suite, name, len, 0);
+			bool negated;
+			const struct bench_option *opt = find_long_option(o, name, len, &negated);
 
 			if (!opt)
-				return bad_option(o, "unknown option `%s'", name);
-			if (!opt->takes_value && eq)
+				return FS_ERR_USAGE;
+			if ((!opt->takes_value || negated) && eq)
 				return bad_option(o, "option `%s' takes no value", opt->long_name);
+			if (negated) {
+				negate_option(o, opt);
+				continue;
+			}
+			o->as_long = true;
 			rc = apply_option(o, opt, opt->takes_value ? (eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL)
 								   : NULL);
 			if (rc)
@@ -330,6 +413,7 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 
 			if (!opt)
 				return bad_option(o, "unknown switch `%s'", sw);
+			o->as_long = false;
 			if (opt->takes_value) {
 				rc = apply_option(o, opt, c[1] ? c + 1 : i + 1 < argc ? argv[++i] : NULL);
 				if (rc)
@@ -403,7 +487,7 @@ static int parse_bench_options(int argc, char **argv, struct bench_opts *o)
 	return i;
 }
 
-enum parsed { PARSED_RUN, PARSED_HELP, PARSED_NO_SUITE, PARSED_BAD_BENCH, PARSED_BAD_OPTION };
+enum parsed { PARSED_RUN, PARSED_HELP, PARSED_SUITE_HELP, PARSED_NO_SUITE, PARSED_BAD_BENCH, PARSED_BAD_OPTION };
 
 /* perf bench's command line after "bench" (argv[2] on): the suite and its options
  * into o. PARSED_BAD_BENCH and PARSED_BAD_OPTION leave the message in o->error. */
@@ -437,7 +521,7 @@ static enum parsed parse_command(int argc, char **argv, struct bench_opts *o)
 		return PARSED_BAD_BENCH;
 	}
 	rc = parse_options(argc, argv, first + 2, o);
-	return rc == 1 ? PARSED_HELP : rc ? PARSED_BAD_OPTION : PARSED_RUN;
+	return rc == 1 ? PARSED_SUITE_HELP : rc ? PARSED_BAD_OPTION : PARSED_RUN;
 }
 
 /* The workload of the suite, as --set overrides. */
@@ -467,7 +551,9 @@ static void add_workload(struct perfbench_sets *b, const struct bench_opts *o)
 		return;
 	}
 	add_set_u(b, "workload.runs", o->repeat);
-	if (o->nwake)
+	if (o->suite == S_WAKE_PARALLEL && !o->nwake && o->threads)
+		add_set_u(b, "workload.wakers", o->threads); /* perf: nthreads wakers, each waking 1 */
+	else if (o->nwake)
 		add_set_u(b,
 			  o->suite == S_WAKE	       ? "workload.nwake"
 			  : o->suite == S_WAKE_PARALLEL ? "workload.wakers"
@@ -523,6 +609,11 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	case PARSED_HELP:
 		fputs(perfbench_usage, stdout);
 		return FS_OK;
+	case PARSED_SUITE_HELP: /* perf: its header, the suite's usage on stderr, exit 129 */
+		printf("# Running 'futex/%s' benchmark:\n", suite_names[o.suite]);
+		fflush(stdout);
+		print_perf_usage(o.suite);
+		return PERF_USAGE_STATUS;
 	case PARSED_BAD_BENCH:
 		fprintf(stderr, "futexsim bench: %s\n", o.error);
 		return FS_ERR_USAGE;
@@ -545,6 +636,25 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		scenario_free(&sc);
 		free(b);
 		return err.status ? err.status : FS_ERR_INPUT;
+	}
+	if (o.suite == S_WAKE_PARALLEL && !o.nwake && !o.threads) {
+		/* perf's default wakers are the threads (every CPU without -t): the count the
+		 * loaded scenario resolved, then loaded again with that many wakers */
+		const struct yt_node *t = yt_get(yt_get(sc.resolved, "workload"), "threads");
+		unsigned long n;
+
+		if (t && t->kind == YT_SCALAR && parse_uint(t->scalar, 1u << 16, &n) == 0 && n) {
+			scenario_free(&sc);
+			o.threads = (unsigned)n;
+			b->n = 0;
+			sets_of(&o, b);
+			if (scenario_load(&sc, o.scenario ? o.scenario : "/dev/null", b->v, b->n, &err) < 0) {
+				fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
+				scenario_free(&sc);
+				free(b);
+				return err.status ? err.status : FS_ERR_INPUT;
+			}
+		}
 	}
 	if (o.buckets_given && o.buckets > 0 && !sc.kernel.private_hash.enabled) {
 		/* perf: prctl(PR_FUTEX_HASH) fails on a kernel without it */
@@ -646,6 +756,7 @@ int perfbench_line_sets(const char *line, const char *machine, const char *kerne
 	case PARSED_RUN:
 		break;
 	case PARSED_HELP:
+	case PARSED_SUITE_HELP:
 	case PARSED_NO_SUITE:
 		snprintf(msg, msgsize, "no benchmark run: expected perf bench [-r N] futex SUITE [OPTIONS]");
 		return -1;

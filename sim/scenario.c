@@ -16,30 +16,72 @@
 #define MAX_INHERIT_DEPTH 8
 #define MAX_PRESETS 256
 
-const char *scenario_default_config_dir(char *buf, size_t len)
+/* Whether DIR holds futexsim's data: configs/kernels/ and scenarios/. */
+static bool is_data_dir(const char *dir)
 {
-	const char *dir = getenv("FUTEXSIM_CONFIGS");
+	char path[4096];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/configs/kernels", dir) >= sizeof(path) || stat(path, &st) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		return false;
+	snprintf(path, sizeof(path), "%s/scenarios", dir);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *futexsim_data_dir(char *buf, size_t len)
+{
+	const char *dir = getenv("FUTEXSIM_DATA");
 	char exe[4096];
 	ssize_t n;
-	struct stat st;
 
 	if (dir && *dir)
 		return dir;
-	/* installed: PREFIX/bin/futexsim beside PREFIX/share/futexsim/configs */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
 
 		exe[n] = '\0';
+		/* installed: PREFIX/bin/futexsim beside PREFIX/share/futexsim */
 		slash = strrchr(exe, '/');
 		if (slash && slash - exe >= 4 && !strncmp(slash - 4, "/bin", 4)) {
 			slash[-4] = '\0';
-			if ((size_t)snprintf(buf, len, "%s/share/futexsim/configs", exe) < len && stat(buf, &st) == 0 &&
-			    S_ISDIR(st.st_mode))
+			if ((size_t)snprintf(buf, len, "%s/share/futexsim", exe) < len && is_data_dir(buf))
+				return buf;
+			slash[-4] = '/';
+		}
+		/* a source tree, wherever it is: its bin/futexsim, build-san/bin/futexsim,
+		 * build/tests/check_... sit one or two levels below it */
+		for (int up = 0; up < 3 && (slash = strrchr(exe, '/')) && slash != exe; up++) {
+			*slash = '\0';
+			if (up > 0 && (size_t)snprintf(buf, len, "%s", exe) < len && is_data_dir(buf))
 				return buf;
 		}
 	}
-	return FUTEXSIM_CONFIG_DIR;
+	return FUTEXSIM_DATA_DIR; /* the tree it was built in: the last resort */
+}
+
+const char *futexsim_data_file(const char *path, char *buf, size_t len)
+{
+	char dir[4096];
+
+	if (path[0] == '/' || access(path, F_OK) == 0)
+		return path;
+	if ((size_t)snprintf(buf, len, "%s/%s", futexsim_data_dir(dir, sizeof(dir)), path) < len &&
+	    access(buf, F_OK) == 0)
+		return buf;
+	return path;
+}
+
+const char *scenario_default_config_dir(char *buf, size_t len)
+{
+	const char *dir = getenv("FUTEXSIM_CONFIGS");
+	char data[4096];
+
+	if (dir && *dir)
+		return dir;
+	snprintf(buf, len, "%s/configs", futexsim_data_dir(data, sizeof(data)));
+	return buf;
 }
 
 void scenario_config_path(struct config_path *p, const char *const *extra)
@@ -357,6 +399,35 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	return scenario_load_dirs(sc, path, sets, nsets, NULL, e);
 }
 
+const char *scenario_find(const char *arg, const struct config_path *cp, char *buf, size_t len, char *looked,
+			  size_t looked_len)
+{
+	char data[4096];
+	const char *data_dir = futexsim_data_dir(data, sizeof(data));
+	size_t alen = strlen(arg), used = 0;
+	const char *suffix = alen > 5 && !strcmp(arg + alen - 5, ".yaml") ? "" : ".yaml";
+
+	if (looked_len)
+		looked[0] = '\0';
+	if (arg[0] == '/' || access(arg, F_OK) == 0 || !*arg)
+		return arg;
+	/* a path relative to the data directory (scenarios/claims/refcount.yaml) */
+	if ((size_t)snprintf(buf, len, "%s/%s", data_dir, arg) < len && access(buf, F_OK) == 0)
+		return buf;
+	/* a name: DIR/scenarios/NAME.yaml in each preset directory but the default, then the data's */
+	for (size_t i = 0; i <= cp->n; i++) {
+		const char *dir = i + 1 < cp->n ? cp->dirs[i] : i + 1 == cp->n ? NULL : data_dir;
+
+		if (!dir)
+			continue; /* the default configs/ directory holds no scenarios */
+		if (looked_len > used)
+			used += (size_t)snprintf(looked + used, looked_len - used, "%s%s/scenarios", used ? ", " : "", dir);
+		if ((size_t)snprintf(buf, len, "%s/scenarios/%s%s", dir, arg, suffix) < len && access(buf, F_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
 int scenario_load_dirs(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
 		       const char *const *config_dirs, struct fs_error *e)
 {
@@ -370,10 +441,24 @@ int scenario_load_dirs(struct scenario *sc, const char *path, const char *const 
 	sc->doc = yt_doc_new();
 	if (!sc->doc)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	sc->path = path;
 	sc->sets = sets;
 	sc->nsets = nsets;
 	scenario_config_path(&sc->config_path, config_dirs);
+	{
+		char found[4096], looked[2048];
+		const char *file = scenario_find(path, &sc->config_path, found, sizeof(found), looked, sizeof(looked));
+		struct yt_node *copy;
+
+		if (!file)
+			return fs_fail(e, FS_ERR_INPUT, "cannot read %s: no such file, nor a scenario of that name (looked in %s)",
+				       path, looked);
+		if (file != path) { /* the path found, kept in the document */
+			if (!(copy = yt_new_scalar(sc->doc, file, false, (struct fs_mark){ 0 })))
+				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+			path = copy->scalar;
+		}
+	}
+	sc->path = path;
 	sc->given = yt_load_file_text(sc->doc, path, &sc->given_text, &sc->given_len, e);
 	if (!sc->given || cfg_expect(sc->given, YT_MAP, "scenario", e) < 0)
 		return -1;

@@ -97,9 +97,30 @@ int scenario_load_dirs(struct scenario *sc, const char *path, const char *const 
  * then those of $FUTEXSIM_PATH (colon-separated), then the default directory. */
 void scenario_config_path(struct config_path *p, const char *const *extra);
 
-/* The default directory of presets: $FUTEXSIM_CONFIGS when set; else, for an
- * installed PREFIX/bin/futexsim, PREFIX/share/futexsim/configs when it exists
- * (written into buf); else the source tree's configs/ compiled in. */
+/* The directory of futexsim's data (configs/, scenarios/, analysis/), found from the
+ * running executable, so that an installed or a moved copy finds its own:
+ * $FUTEXSIM_DATA when set; else, for an installed PREFIX/bin/futexsim,
+ * PREFIX/share/futexsim when it holds configs/kernels/ and scenarios/; else the
+ * source tree one or two levels above the executable (bin/futexsim,
+ * build-san/bin/futexsim, build/tests/check_x); else the tree it was built in.
+ * May be written into buf. */
+const char *futexsim_data_dir(char *buf, size_t len);
+
+/* A data file by its path relative to the data directory (analysis/calibration.yaml):
+ * PATH itself when absolute or present from the current directory, else the data
+ * directory's when that exists (written into buf), else PATH (whose open then fails). */
+const char *futexsim_data_file(const char *path, char *buf, size_t len);
+
+/* The default directory of presets: $FUTEXSIM_CONFIGS when set; else the data
+ * directory's configs/ (written into buf). */
 const char *scenario_default_config_dir(char *buf, size_t len);
+
+/* The scenario file ARG names: ARG when it is a file (or absolute); else ARG under the
+ * data directory (scenarios/claims/refcount.yaml); else by name (quickstart,
+ * workloads/mutex: ".yaml" added unless given) DIR/scenarios/NAME.yaml for each
+ * directory of CP but the default configs/, then the data directory's scenarios/.
+ * NULL when none is found, `looked` listing the scenarios/ directories tried. */
+const char *scenario_find(const char *arg, const struct config_path *cp, char *buf, size_t len, char *looked,
+			  size_t looked_len);
 
 #endif

@@ -253,12 +253,66 @@ START_TEST(test_bad_options)
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench", &out), 2);
 	free(out);
-	ck_assert_int_eq(tu_futexsim("bench futex hash --help", &out), 0);
+	ck_assert_int_eq(tu_futexsim("bench --help", &out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench [-r N] futex SUITE"));
 	free(out);
 	ck_assert_int_eq(tu_futexsim("help bench", &out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "usage: futexsim bench [-r N] futex SUITE"));
 	free(out);
+}
+END_TEST
+
+/* perf's parse-options: a suite's -h prints that suite's usage and exits 129; long
+ * options abbreviated, --no- forms, perf's words for a value that is no number */
+START_TEST(test_perf_parse_options)
+{
+	static const struct {
+		const char *args;
+		int status;
+		const char *has, *lacks; /* lacks may be NULL */
+	} cases[] = {
+		{ "wake-parallel -h", 129, "Usage: futexsim bench futex wake-parallel <options>", "--futexes" },
+		{ "wake-parallel -h", 129, "-w, --nwakers <n>", "usage: futexsim bench [-r N]" },
+		{ "hash --help", 129, "-f, --futexes <n>", "--nwakers" },
+		{ "hash --thr 2 --fut 4 -r 0.0001 -s --no-sil", 0, "2 threads, each operating on 4 [private] futexes",
+		  NULL },
+		{ "hash --thr 2 -r 0.0001 -s --no-sil", 0, "[thread  1] futexes:", NULL },
+		{ "hash -S -r 0.0001 -t 1 --no-shared", 0, "[private] futexes", "[shared]" },
+		{ "hash --s", 2, " Error: Ambiguous option: s (could be --silent or --shared)", NULL },
+		{ "hash -t x", 2, " Error: switch `t' expects a numerical value", NULL },
+		{ "hash --threads=x", 2, " Error: option `threads' expects a numerical value", NULL },
+		{ "hash --no-machine", 2, "unknown option `no-machine'", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out;
+
+		ck_assert_int_eq(tu_futexsimf(&out, "bench futex %s", cases[i].args), cases[i].status);
+		ck_assert_msg(strstr(out, cases[i].has), "%s: no '%s' in:\n%s", cases[i].args, cases[i].has, out);
+		ck_assert_msg(!cases[i].lacks || !strstr(out, cases[i].lacks), "%s: '%s' in:\n%s", cases[i].args,
+			      cases[i].lacks, out);
+		free(out);
+	}
+}
+END_TEST
+
+/* perf's wake-parallel: without -w, as many wakers as threads, each waking one */
+START_TEST(test_wake_parallel_default_wakers)
+{
+	/* -t 8; no -t: every CPU of the machine (small-1node: 8); -w 2 as given */
+	static const char *const cases[][2] = {
+		{ "-t 8", "blocking on 8 threads (at [private] futex 0x55c04be0e014), 8 threads waking up 1 at a time." },
+		{ "--machine small-1node", "blocking on 8 threads (at [private] futex 0x55c04be0e014), 8 threads waking up 1 at a time." },
+		{ "-t 8 -w 2", "2 threads waking up 4 at a time." },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out;
+
+		ck_assert_int_eq(tu_futexsimf(&out, "bench -r 1 futex wake-parallel %s", cases[i][0]), 0);
+		ck_assert_msg(strstr(out, cases[i][1]), "%s: no '%s' in:\n%s", cases[i][0], cases[i][1], out);
+		free(out);
+	}
 }
 END_TEST
 
@@ -326,6 +380,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_suites_have_perf_formats);
 	tcase_add_test(tc, test_silent_and_buckets);
 	tcase_add_test(tc, test_bad_options);
+	tcase_add_test(tc, test_perf_parse_options);
+	tcase_add_test(tc, test_wake_parallel_default_wakers);
 	tcase_add_test(tc, test_same_lines_as_perf);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

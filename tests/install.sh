@@ -4,8 +4,10 @@
 # installed futexsim run from another directory: it must find the installed
 # presets by name (one that exists only in the installed copy), never the build
 # tree's configs/; FUTEXSIM_PATH and --config-dir add directories searched first,
-# an unknown preset names every directory tried, `list` sees them; `make uninstall`
-# removes everything. Run by make check (MAKE: the make to use); prints SKIP, loudly,
+# an unknown preset names every directory tried, `list` sees them; scenarios run and
+# list by name; the installed analysis tools find their data; a copied source tree's
+# bin/futexsim finds its own files; the man pages name the installed directories and
+# end with SEE ALSO; `make uninstall` removes everything. Run by make check (MAKE: the make to use); prints SKIP, loudly,
 # when something it needs is missing.
 set -u
 
@@ -65,6 +67,45 @@ run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH "$bin" run q.yaml --set kernel=no-s
 check "an unknown preset names the installed directory (exit 3)" test $? -eq 3
 check "... and not the build tree's configs" sh -c "grep -q 'looked in $share/configs/kernels)' '$tmp/out' && ! grep -q '$here/configs' '$tmp/out'"
 
+# scenarios by name, from the installed scenarios/ and from DIR/scenarios of FUTEXSIM_PATH
+check "run NAME runs the installed scenario of that name from another directory" \
+	sh -c "env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH -u FUTEXSIM_DATA '$bin' run quickstart $short >'$tmp/out' 2>&1 && grep -q '^# futexsim .*: scenario quickstart, machine small-1node' '$tmp/out'"
+check "... and one in a subdirectory (workloads/mutex)" \
+	run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH -u FUTEXSIM_DATA "$bin" run workloads/mutex $short
+mkdir -p "$tmp/mine/scenarios"
+sed 's/^name:.*/name: mine-only/' "$share/scenarios/quickstart.yaml" >"$tmp/mine/scenarios/mine-only.yaml"
+check "... and one only in DIR/scenarios of FUTEXSIM_PATH" \
+	sh -c "env FUTEXSIM_PATH='$tmp/mine' '$bin' run mine-only $short >'$tmp/out' 2>&1 && grep -q 'scenario mine-only' '$tmp/out'"
+run env -u FUTEXSIM_PATH "$bin" run no-such-scenario $short
+check "an unknown scenario name (exit 3) names the installed scenarios directory" \
+	sh -c "test $? -eq 3 && grep -q 'looked in $share/scenarios)' '$tmp/out'"
+check "list scenarios: the installed ones by name, with FUTEXSIM_PATH's" \
+	sh -c "env FUTEXSIM_PATH='$tmp/mine' '$bin' list scenarios >'$tmp/out' && grep -q '^quickstart  *8 threads' '$tmp/out' && grep -q '^workloads/mutex ' '$tmp/out' && grep -q '^claims/refcount ' '$tmp/out' && grep -q '^mine-only ' '$tmp/out'"
+check "list kernels: no part that cannot run (futex-costs, hash-costs); --all marks them" \
+	sh -c "'$bin' list kernels >'$tmp/out' && grep -q '^linux-6.18 ' '$tmp/out' && ! grep -q 'costs' '$tmp/out' && '$bin' list --all kernels | grep -q '^futex-costs  *(a part other presets inherit'"
+check "the docs are installed" \
+	test -f "$stage$prefix/share/doc/futexsim/README.md" -a -f "$stage$prefix/share/doc/futexsim/docs/scenario.md"
+
+# the analysis tools find their data (points, calibration spec, claims' scenarios) in the
+# installed data directory, from another directory
+check "futexsim-validate finds the installed points and their scenarios" \
+	sh -c "env -u FUTEXSIM_DATA '$stage$prefix/bin/futexsim-validate' --table e5-v11-2025 --series before-series/shared --set run.duration=100us --set run.warmup=20us -j 1 --out '$tmp/val' >'$tmp/out' 2>&1 && grep -q '^e5-v11-2025' '$tmp/out' && test -s '$tmp/val/points.csv'"
+check "futexsim-calibrate --dry-run finds the installed spec, points and presets" \
+	sh -c "env -u FUTEXSIM_DATA '$stage$prefix/bin/futexsim-calibrate' --dry-run --spec analysis/calibration-hash.yaml -j 1 >'$tmp/out' 2>&1 && grep -q 'loss' '$tmp/out'"
+check "futexsim-claims finds the installed claims' scenarios" \
+	sh -c "test ! -e scenarios && env -u FUTEXSIM_DATA '$stage$prefix/bin/futexsim-claims' --only refcount --duration 100us >'$tmp/out' 2>&1 && grep -q '^refcount  *holds' '$tmp/out'"
+
+# a source build moved (or copied) elsewhere finds its own tree's presets and scenarios
+# through its bin/futexsim's place, not the path it was built in
+mkdir -p "$tmp/moved/bin"
+cp "$here/bin/futexsim" "$tmp/moved/bin/" && cp -R "$here/configs" "$here/scenarios" "$tmp/moved/"
+sed 's/^name:.*/name: moved-only/' "$share/configs/machines/small-1node.yaml" >"$tmp/moved/configs/machines/moved-only.yaml"
+check "a moved source tree's bin/futexsim lists its own presets" \
+	sh -c "env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH -u FUTEXSIM_DATA '$tmp/moved/bin/futexsim' list machines | grep -q '^moved-only '"
+run env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH -u FUTEXSIM_DATA "$tmp/moved/bin/futexsim" run quickstart --set kernel=no-such $short
+check "... and runs its scenarios by name, its presets looked for in it alone" \
+	sh -c "grep -q 'looked in $tmp/moved/configs/kernels)' '$tmp/out' && ! grep -q '$here' '$tmp/out'"
+
 # FUTEXSIM_PATH, then --config-dir before it; every directory listed when a name is unknown
 check "FUTEXSIM_PATH adds directories (an empty one and one with machines/)" \
 	run env FUTEXSIM_PATH="$tmp/nowhere:$tmp/mine" "$bin" run q.yaml --set machine=my-box $short
@@ -81,10 +122,13 @@ check "list kernels --config-dir" \
 
 # man pages, one per command, rendered by man -l (help2man builds them at install)
 if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
-	for page in futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-c2c futexsim-list futexsim-probe futexsim-fit; do
-		check "man -l renders $page(1)" \
-			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null | grep -q 'usage'"
+	for page in futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-c2c futexsim-list \
+		futexsim-probe futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims; do
+		check "man -l renders $page(1), with SEE ALSO" \
+			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null >'$tmp/man' && grep -q 'usage' '$tmp/man' && grep -q '^SEE ALSO' '$tmp/man' && grep -q 'futexsim-run(1)' '$tmp/man'"
 	done
+	check "futexsim(1) names the installed configs directory, as the installed --help does" \
+		sh -c "sed 's/\\\\-/-/g' '$stage$prefix/share/man/man1/futexsim.1' >'$tmp/man' && grep -q '$prefix/share/futexsim/configs' '$tmp/man' && ! grep -q '$here' '$tmp/man'"
 else
 	echo "install.sh: man pages not checked: help2man or man is missing (apt-get install help2man man-db)"
 fi
@@ -106,6 +150,37 @@ if command -v bash >/dev/null 2>&1; then
 			c() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _futexsim; echo \"\${COMPREPLY[*]}\"; } &&
 			[ \"\$(c '$bin' li)\" = list ] && [ \"\$(c '$bin' list ma)\" = machines ] &&
 			c '$bin' run --set kernel=linux-6.1 | grep -q 'kernel=linux-6.18 '"
+	# compl WORD...: what completion offers for the last word (one a line), from elsewhere
+	printf '%s\n' ". '$comp'" 'COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _futexsim' \
+		'printf "%s\n" "${COMPREPLY[@]}"' >"$tmp/compl.sh"
+	compl() { (cd "$tmp/elsewhere" && bash "$tmp/compl.sh" "$bin" "$@"); }
+	"$bin" list machines | awk '{print $1}' >"$tmp/want"
+	compl bench futex hash --machine '' >"$tmp/got"
+	check "completion: bench futex hash --machine <TAB> offers the machine presets (and .yaml files, not 'futex')" \
+		sh -c "grep -v '\.yaml\$' '$tmp/got' | cmp -s '$tmp/want' -"
+	check "completion: c2c --sort <TAB> offers the sort keys (not files)" \
+		test "$(compl c2c --sort '' | tr '\n' ' ')" = "transfers remote waiting "
+	check "completion: list <TAB> offers every list (scenarios, spinlocks)" \
+		test "$(compl list '' | tr '\n' ' ')" = "machines kernels scenarios workloads hashes refcounts spinlocks "
+	check "completion: run qu<TAB> offers the scenario by name" test "$(compl run qu)" = quickstart
+	# every option completion offers, for every command and two of bench's suites, is one
+	# the command's parser accepts (its complaint, if any, is not about an unknown option)
+	offered_ok=0
+	for words in run show compare c2c list "bench futex hash" "bench futex wake-parallel"; do
+		opts=$(compl $words --)
+		[ -n "$opts" ] || { echo "FAILED: completion offers no option for '$words'"; offered_ok=1; }
+		for o in $opts; do # alone, then with a value (an option that needs one may call itself unexpected without)
+			rejected() {
+				(cd "$tmp/elsewhere" && timeout 60 "$bin" $words "$@" </dev/null >"$tmp/out" 2>&1)
+				grep -q "unknown option\|unknown switch\|unexpected '-\|unexpected argument '-" "$tmp/out"
+			}
+			if rejected $o && rejected $o 1; then
+				echo "FAILED: completion offers '$words $o', which futexsim rejects: $(head -n 1 "$tmp/out")"
+				offered_ok=1
+			fi
+		done
+	done
+	check "completion offers only options the parsers accept (run, show, compare, c2c, list, bench suites)" test "$offered_ok" -eq 0
 else
 	echo "install.sh: bash completion not checked: no bash"
 fi

@@ -3,6 +3,7 @@
 #include "sim/cmd/cmd.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +17,24 @@
 #include "sim/sim.h"
 
 const char usage_list[] =
-	"usage: futexsim list machines|kernels|workloads|hashes|refcounts|spinlocks\n"
+	"usage: futexsim list [--all] machines|kernels|scenarios|workloads|hashes|refcounts|spinlocks\n"
 	"\n"
 	"Prints one line each: the name a scenario uses and what it is.\n"
 	"  machines   machine presets (machine: NAME), from their description: key, in the\n"
 	"             preset directories (futexsim --help); a name found in more than one\n"
 	"             lists the one that is used\n"
-	"  kernels    kernel design presets (kernel: NAME), likewise\n"
+	"  kernels    kernel design presets (kernel: NAME), likewise; parts other presets\n"
+	"             inherit (no description:, e.g. the fitted futex-costs) cannot run and\n"
+	"             are listed only with --all, marked as parts\n"
+	"  scenarios  scenarios by name (futexsim run NAME): DIR/scenarios/ of each preset\n"
+	"             directory, then the installed or source tree's scenarios/\n"
 	"  workloads  workload types (workload.type)\n"
 	"  hashes     hash functions (kernel.global_hash.hash, kernel.private_hash.hash)\n"
 	"  refcounts  private hash reference counting modes (kernel.private_hash.refcount)\n"
 	"  spinlocks  queued spinlock variants of the bucket lock (kernel.spinlock)\n"
 	"Options:\n"
 	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
+	"  --all             also the parts of presets (machines, kernels)\n"
 	"  -h, --help        show this help\n";
 
 static int cmp_preset(const void *a, const void *b)
@@ -36,9 +42,22 @@ static int cmp_preset(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Sorts the names, carrying their directories along. */
+static void sort_names(char **names, const char **dirs, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_preset(&names[j - 1], &names[j]) > 0; j--) {
+			char *t = names[j];
+			const char *td = dirs[j];
+
+			names[j] = names[j - 1], dirs[j] = dirs[j - 1];
+			names[j - 1] = t, dirs[j - 1] = td;
+		}
+}
+
 /* The presets of KIND/ in every directory of the search path (the first of a name
  * wins, as in scenario_load), sorted, each with its description: key. */
-static int list_presets(const char *kind_dir, const char *const *extra)
+static int list_presets(const char *kind_dir, const char *const *extra, bool all)
 {
 	struct config_path cp;
 	char *names[1024];
@@ -67,15 +86,7 @@ static int list_presets(const char *kind_dir, const char *const *extra)
 		}
 		closedir(dh);
 	}
-	/* sort the names, carrying their directories along */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_preset(&names[j - 1], &names[j]) > 0; j--) {
-			char *t = names[j];
-			const char *td = dirs[j];
-
-			names[j] = names[j - 1], dirs[j] = dirs[j - 1];
-			names[j - 1] = t, dirs[j - 1] = td;
-		}
+	sort_names(names, dirs, n);
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
 		struct fs_error err = { 0 };
@@ -90,10 +101,13 @@ static int list_presets(const char *kind_dir, const char *const *extra)
 			fprintf(stderr, "futexsim: %s\n", doc ? err.msg : "out of memory");
 			status = FS_ERR_INPUT;
 		}
-		printf("%-24s %s\n", names[i],
-		       desc && desc->kind == YT_SCALAR && *desc->scalar ? desc->scalar
-		       : tree						 ? "(no description: a part other presets inherit)"
-									 : "(unreadable)");
+		if (tree && !(desc && desc->kind == YT_SCALAR && *desc->scalar) && !all)
+			; /* a part: not runnable on its own */
+		else
+			printf("%-24s %s\n", names[i],
+			       desc && desc->kind == YT_SCALAR && *desc->scalar ? desc->scalar
+			       : tree ? "(a part other presets inherit: no description, not runnable on its own)"
+				      : "(unreadable)");
 		yt_doc_free(doc);
 		free(names[i]);
 	}
@@ -103,15 +117,94 @@ static int list_presets(const char *kind_dir, const char *const *extra)
 	return status;
 }
 
+/* The scenarios under DIR (NAME: relative path without .yaml) not yet in names[]. */
+static void find_scenarios(const char *root, const char *rel, char **names, const char **roots, size_t *n,
+			   size_t max)
+{
+	char dir[4096];
+	struct dirent *ent;
+	DIR *dh;
+
+	snprintf(dir, sizeof(dir), "%s%s%s", root, *rel ? "/" : "", rel);
+	if (!(dh = opendir(dir)))
+		return;
+	while ((ent = readdir(dh)) && *n < max) {
+		size_t len = strlen(ent->d_name);
+		char sub[4096];
+		bool seen = false;
+
+		if (ent->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", ent->d_name);
+		if (len > 5 && !strcmp(ent->d_name + len - 5, ".yaml")) {
+			sub[strlen(sub) - 5] = '\0';
+			for (size_t i = 0; i < *n; i++)
+				seen |= !strcmp(names[i], sub);
+			if (!seen && (names[*n] = strdup(sub)))
+				roots[(*n)++] = root;
+		} else if (strlen(rel) < 1024) {
+			find_scenarios(root, sub, names, roots, n, max); /* opendir fails for a file */
+		}
+	}
+	closedir(dh);
+}
+
+/* The scenarios by name, in the order scenario_find looks for them, sorted, each with
+ * its description: key or its first comment line. */
+static int list_scenarios(const char *const *extra)
+{
+	struct config_path cp;
+	char data[4096], dirs[SCENARIO_MAX_CONFIG_DIRS + 1][4096], *names[1024];
+	const char *roots[1024];
+	size_t n = 0, nd = 0;
+
+	scenario_config_path(&cp, extra);
+	for (size_t i = 0; i + 1 < cp.n; i++)
+		snprintf(dirs[nd++], sizeof(dirs[0]), "%s/scenarios", cp.dirs[i]);
+	snprintf(dirs[nd++], sizeof(dirs[0]), "%s/scenarios", futexsim_data_dir(data, sizeof(data)));
+	for (size_t d = 0; d < nd; d++)
+		find_scenarios(dirs[d], "", names, roots, &n, 1024);
+	sort_names(names, roots, n);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096], line[512] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s.yaml", roots[i], names[i]);
+		if ((f = fopen(path, "r"))) {
+			char buf[512];
+
+			while (fgets(buf, sizeof(buf), f))
+				if (!strncmp(buf, "description:", 12) || (!line[0] && buf[0] == '#')) {
+					const char *t = buf + (buf[0] == '#' ? 1 : 12);
+
+					t += strspn(t, " \t\"'");
+					snprintf(line, sizeof(line), "%s", t);
+					line[strcspn(line, "\n")] = '\0';
+					if (buf[0] != '#')
+						break;
+				}
+			fclose(f);
+		}
+		printf("%-32s %s\n", names[i], line);
+		free(names[i]);
+	}
+	if (!n)
+		fprintf(stderr, "futexsim list: no scenarios found (futexsim list --help: where they are found)\n");
+	return FS_OK;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	const char *what = NULL, *extra[CLI_MAX_CONFIG_DIRS + 1] = { NULL };
 	size_t nextra = 0;
+	bool all = false;
 
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_list, stdout);
 			return FS_OK;
+		} else if (!strcmp(argv[i], "--all")) {
+			all = true;
 		} else if (cli_is_option(argv[i], "--config-dir")) {
 			if (cli_add_config_dir("list", argc, argv, &i, extra, &nextra) < 0)
 				return FS_ERR_USAGE;
@@ -128,13 +221,15 @@ int cmd_list(int argc, char **argv)
 		return FS_ERR_USAGE;
 	}
 	if (!strcmp(what, "machines") || !strcmp(what, "kernels")) {
-		int status = list_presets(what, extra);
+		int status = list_presets(what, extra, all);
 
 		if (fflush(stdout) != 0)
 			return FS_ERR_OUTPUT;
 		return status;
 	}
-	if (!strcmp(what, "workloads")) {
+	if (!strcmp(what, "scenarios")) {
+		list_scenarios(extra);
+	} else if (!strcmp(what, "workloads")) {
 		const char *names[WORKLOAD_MAX_TYPES + 1];
 
 		workload_names(names);
@@ -157,7 +252,7 @@ int cmd_list(int argc, char **argv)
 			printf("%-24s %s\n", v->name, v->description);
 	} else {
 		fprintf(stderr,
-			"futexsim list: unknown list '%s' (machines, kernels, workloads, hashes, refcounts or spinlocks)\n",
+			"futexsim list: unknown list '%s' (machines, kernels, scenarios, workloads, hashes, refcounts or spinlocks)\n",
 			what);
 		return FS_ERR_USAGE;
 	}
