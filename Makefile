@@ -423,7 +423,7 @@ compdir  := $(PREFIX)/share/bash-completion/completions
 # One page per command, generated from the same text as its --help (help2man), so
 # they cannot drift: futexsim(1), futexsim-run(1), ... A page's program is a two-line
 # wrapper that runs `futexsim COMMAND`.
-MAN_CMDS := run bench show compare explain c2c list probe fit
+MAN_CMDS := run bench show compare explain c2c list probe record fit
 MAN_DIR  := $(BUILD)/man
 MAN_PAGES := $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1)
 MAN_NAME_run := simulate a futex hashing scenario and write its results
@@ -435,6 +435,7 @@ MAN_NAME_c2c := a perf-c2c-like report of the hottest cache lines of a simulated
 MAN_NAME_list := list the machines, kernels, workloads, hashes and refcount modes
 MAN_NAME_probe := model the machine it runs on and check the model against its kernel
 MAN_NAME_fit := fit a machine's CPU-side costs to its stock kernel's perf bench futex rows
+MAN_NAME_record := record a program's futex calls as a trace for workload.type: trace to replay
 .PHONY: man
 man: $(MAN_PAGES)
 $(MAN_DIR)/futexsim.1: $(BIN)

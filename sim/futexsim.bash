@@ -6,7 +6,7 @@
 # `futexsim list`. Completes: the command; run's scenario files and its --set keys
 # machine=, kernel= and workload.type= with their names; result files (*.h5) for
 # show, compare, explain and c2c; measurements files (*.yaml) for fit; list's kinds;
-# bench futex's suites.
+# bench futex's suites; record's tracers, then the program (a command) after --.
 
 _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
@@ -45,10 +45,18 @@ _futexsim() {
 			COMPREPLY=("${COMPREPLY[@]#"${cur%=*}="}")
 		fi
 		return ;;
-	-o | --out | --config-dir)
+	-o | --out | --output | --config-dir | --keep-raw)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
+	--tracer)
+		COMPREPLY=($(compgen -W "auto strace perf" -- "$cur"))
+		return ;;
 	esac
+	if [ "$cmd" = record ] && [[ " ${COMP_WORDS[*]:2:COMP_CWORD-2} " == *" -- "* ]]; then
+		# the program recorded and its arguments
+		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
+		return
+	fi
 	if [[ "$cur" == -* ]]; then
 		opts=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -64,7 +72,7 @@ _futexsim() {
 		else
 			COMPREPLY=($(compgen -W "futex" -- "$cur"))
 		fi ;;
-	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe bench fit" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe record bench fit" -- "$cur")) ;;
 	esac
 }
 complete -F _futexsim futexsim

@@ -1092,14 +1092,14 @@ static void print_perf(const void *state, bool summary, FILE *out)
 			print_thread(w, &ts->v[i], 0, out);
 		return;
 	}
-	fprintf(out, "%-22s %9s   %-30s   %s\n", "calls by kind", "calls", "latency p50 / p99 / mean (us)",
+	fprintf(out, "%-24s %9s   %-38s   %s\n", "calls by kind", "calls", "replayed p50 / p99 / mean (us)",
 		"recorded p50 / p99 / mean (us)");
 	for (int k = 0; k < RK_NKINDS; k++) {
 		double n = (double)w->lat_n[k];
 
 		if (!w->lat_n[k])
 			continue;
-		fprintf(out, "  %-20s %9.0f   %8.3f / %8.3f / %8.3f     %8.3f / %8.3f / %8.3f\n", kind_labels[k], n,
+		fprintf(out, "  %-22s %9.0f   %10.3f / %10.3f / %10.3f   %10.3f / %10.3f / %10.3f\n", kind_labels[k], n,
 			usync_histogram_quantile(w->lat[k][0], 0.5) / 1e6, usync_histogram_quantile(w->lat[k][0], 0.99) / 1e6,
 			w->lat_sum[k][0] / n / 1e6, usync_histogram_quantile(w->lat[k][1], 0.5) / 1e6,
 			usync_histogram_quantile(w->lat[k][1], 0.99) / 1e6, w->lat_sum[k][1] / n / 1e6);

@@ -293,9 +293,7 @@ void trace_free(struct trace *t)
 
 /* --- checks of the whole (trace_finish) --- */
 
-static int fail_line(struct fs_error *e, const char *name, uint32_t line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail_line(struct fs_error *e, const char *name, uint32_t line, const char *fmt, ...)
+int trace_fail_line(struct fs_error *e, const char *name, uint32_t line, const char *fmt, ...)
 {
 	char msg[900];
 	struct fs_mark at = { name, line, 1 };
@@ -340,7 +338,7 @@ static int check_futex(const struct trace_event *ev, const char *name, struct fs
 	case FX_CMP_REQUEUE:
 	case FX_WAKE_OP:
 		if (!ev->has_uaddr2 || !ev->has_val2)
-			return fail_line(e, name, ev->line, "%s needs uaddr2= and val2=", cmd_names[cmd]);
+			return trace_fail_line(e, name, ev->line, "%s needs uaddr2= and val2=", cmd_names[cmd]);
 		most = (uint64_t)ev->val + ev->val2;
 		ok = ok || (uint64_t)ev->ret <= (most ? most : 1);
 		break;
@@ -349,14 +347,14 @@ static int check_futex(const struct trace_event *ev, const char *name, struct fs
 		break;
 	}
 	if (!ok)
-		return fail_line(e, name, ev->line, "%s returned %" PRId64 ", more than it can (val %" PRIu32 ")",
+		return trace_fail_line(e, name, ev->line, "%s returned %" PRId64 ", more than it can (val %" PRIu32 ")",
 				 cmd_names[cmd], ev->ret, ev->val);
 	if (ev->ret >= 0 && (ev->uaddr & 3))
-		return fail_line(e, name, ev->line,
+		return trace_fail_line(e, name, ev->line,
 				 "uaddr 0x%" PRIx64 " is not 4-byte aligned, yet the call succeeded (the kernel refuses it)",
 				 ev->uaddr);
 	if (ev->ret >= 0 && (cmd == FX_WAIT_BITSET || cmd == FX_WAKE_BITSET) && ev->has_val3 && !ev->val3)
-		return fail_line(e, name, ev->line, "bitset 0 (val3=0), yet the call succeeded (the kernel refuses it)");
+		return trace_fail_line(e, name, ev->line, "bitset 0 (val3=0), yet the call succeeded (the kernel refuses it)");
 	return 0;
 }
 
@@ -364,16 +362,16 @@ static int check_futex(const struct trace_event *ev, const char *name, struct fs
 static int check_fields(const struct trace *t, const struct trace_event *ev, const char *name, struct fs_error *e)
 {
 	if (ev->thread >= t->nthreads || ev->kind > TEV_EXIT_GROUP || (ev->kind == TEV_CLONE && ev->child >= t->nthreads))
-		return fail_line(e, name, ev->line, "an event of an unknown thread or kind");
+		return trace_fail_line(e, name, ev->line, "an event of an unknown thread or kind");
 	if (ev->t > TRACE_MAX_NS || ev->dur > TRACE_MAX_NS || ev->t + ev->dur > TRACE_MAX_NS)
-		return fail_line(e, name, ev->line, "the event ends after %llu s (at most an hour)",
+		return trace_fail_line(e, name, ev->line, "the event ends after %llu s (at most an hour)",
 				 (unsigned long long)(TRACE_MAX_NS / 1000000000ull));
 	if (ev->cpu >= 4096 || ev->cpu < -1)
-		return fail_line(e, name, ev->line, "cpu %" PRId32 " out of range (0..4095)", ev->cpu);
+		return trace_fail_line(e, name, ev->line, "cpu %" PRId32 " out of range (0..4095)", ev->cpu);
 	if (ev->cpu >= 0 && !t->cpus_recorded)
-		return fail_line(e, name, ev->line, "cpu= given, but the header says `cpus absent`");
+		return trace_fail_line(e, name, ev->line, "cpu= given, but the header says `cpus absent`");
 	if (ev->ret == TRACE_RET_UNFINISHED && (ev->kind != TEV_FUTEX || ev->dur))
-		return fail_line(e, name, ev->line, "a call that never returned has no duration");
+		return trace_fail_line(e, name, ev->line, "a call that never returned has no duration");
 	return ev->kind == TEV_FUTEX ? check_futex(ev, name, e) : 0;
 }
 
@@ -386,17 +384,17 @@ static int check_order(const struct trace *t, const struct trace_event *ev, cons
 	const struct trace_event *prev = th->n ? &t->events[t->thread_events[th->first + th->n - 1]] : NULL;
 
 	if (prev && (prev->kind == TEV_EXIT || prev->kind == TEV_EXIT_GROUP))
-		return fail_line(e, name, ev->line, "thread %" PRIu32 " has an event after its exit (line %" PRIu32 ")",
+		return trace_fail_line(e, name, ev->line, "thread %" PRIu32 " has an event after its exit (line %" PRIu32 ")",
 				 th->tid, prev->line);
 	if (prev && prev->kind == TEV_FUTEX && prev->ret == TRACE_RET_UNFINISHED)
-		return fail_line(e, name, ev->line,
+		return trace_fail_line(e, name, ev->line,
 				 "thread %" PRIu32 " has an event after a call that never returned (line %" PRIu32 ")", th->tid,
 				 prev->line);
 	if (th->parent != TRACE_NONE && !created[ev->thread])
-		return fail_line(e, name, ev->line, "thread %" PRIu32 " has an event before the clone that creates it",
+		return trace_fail_line(e, name, ev->line, "thread %" PRIu32 " has an event before the clone that creates it",
 				 th->tid);
 	if (ev->kind == TEV_CLONE && (t->threads[ev->child].parent != ev->thread || created[ev->child]))
-		return fail_line(e, name, ev->line,
+		return trace_fail_line(e, name, ev->line,
 				 created[ev->child] ? "thread %" PRIu32 " is created twice"
 						    : "thread %" PRIu32 " is not declared with this parent",
 				 t->threads[ev->child].tid);
@@ -468,7 +466,7 @@ static int check_threads(struct trace *t, const char *name, struct fs_error *e)
 	}
 	for (uint32_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].parent != TRACE_NONE && !created[i]) {
-			fail_line(e, name, t->threads[i].line, "thread %" PRIu32 " has a parent but no clone creates it",
+			trace_fail_line(e, name, t->threads[i].line, "thread %" PRIu32 " has a parent but no clone creates it",
 				  t->threads[i].tid);
 			goto out;
 		}
@@ -513,7 +511,7 @@ int trace_finish(struct trace *t, const char *name, struct fs_error *e)
 	if (build_init(t, e) < 0)
 		return -1;
 	if (!t->nthreads)
-		return fail_line(e, name, 1, "no threads: a trace declares at least one `thread TID PID` line");
+		return trace_fail_line(e, name, 1, "no threads: a trace declares at least one `thread TID PID` line");
 	qsort(t->events, t->nevents, sizeof(*t->events), cmp_event);
 	for (uint32_t i = 0; i < t->nevents; i++)
 		if (t->events[i].t + t->events[i].dur > t->end_ns)
@@ -869,7 +867,7 @@ int trace_read(FILE *in, const char *name, struct trace *t, struct fs_error *e)
 		size_t n = (size_t)len;
 
 		if (r.line == UINT32_MAX - 1) {
-			fail_line(e, name, r.line, "too many lines");
+			trace_fail_line(e, name, r.line, "too many lines");
 			goto out;
 		}
 		r.line++;
@@ -878,11 +876,11 @@ int trace_read(FILE *in, const char *name, struct trace *t, struct fs_error *e)
 		if (n && line[n - 1] == '\r')
 			line[--n] = '\0';
 		if (n > TRACE_MAX_LINE) {
-			fail_line(e, name, r.line, "line longer than %u bytes", TRACE_MAX_LINE);
+			trace_fail_line(e, name, r.line, "line longer than %u bytes", TRACE_MAX_LINE);
 			goto out;
 		}
 		if (strlen(line) != n) {
-			fail_line(e, name, r.line, "a NUL byte in the line (not a text trace)");
+			trace_fail_line(e, name, r.line, "a NUL byte in the line (not a text trace)");
 			goto out;
 		}
 		free(raw);
@@ -892,7 +890,7 @@ int trace_read(FILE *in, const char *name, struct trace *t, struct fs_error *e)
 			goto out;
 		}
 		if (!tokenize(line, &tk)) {
-			fail_line(e, name, r.line, "more than %u fields on a line", MAX_TOKENS);
+			trace_fail_line(e, name, r.line, "more than %u fields on a line", MAX_TOKENS);
 			goto out;
 		}
 		if (!tk.n || tk.s[0][0] == '#')
@@ -901,7 +899,7 @@ int trace_read(FILE *in, const char *name, struct trace *t, struct fs_error *e)
 			uint64_t v;
 
 			if (tk.n != 2 || strcmp(tk.s[0], TRACE_FORMAT)) {
-				fail_line(e, name, r.line, "not a futexsim trace: the first line is `%s %u`", TRACE_FORMAT,
+				trace_fail_line(e, name, r.line, "not a futexsim trace: the first line is `%s %u`", TRACE_FORMAT,
 					  TRACE_VERSION);
 				goto out;
 			}
@@ -929,7 +927,7 @@ int trace_read(FILE *in, const char *name, struct trace *t, struct fs_error *e)
 		goto out;
 	}
 	if (!seen_version) {
-		fail_line(e, name, r.line ? r.line : 1, "empty: not a futexsim trace (its first line is `%s %u`)", TRACE_FORMAT,
+		trace_fail_line(e, name, r.line ? r.line : 1, "empty: not a futexsim trace (its first line is `%s %u`)", TRACE_FORMAT,
 			  TRACE_VERSION);
 		goto out;
 	}
@@ -963,7 +961,7 @@ int trace_read_mem(const char *buf, size_t len, const char *name, struct trace *
 
 	if (!len) {
 		memset(t, 0, sizeof(*t));
-		return fail_line(e, name, 1, "empty: not a futexsim trace (its first line is `%s %u`)", TRACE_FORMAT,
+		return trace_fail_line(e, name, 1, "empty: not a futexsim trace (its first line is `%s %u`)", TRACE_FORMAT,
 				 TRACE_VERSION);
 	}
 	if (!f) {

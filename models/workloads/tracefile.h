@@ -143,6 +143,11 @@ static inline bool trace_is_wait(uint32_t op)
 	return op < TRACE_OP_WAITV && ((op & FX_CMD_MASK) == FX_WAIT || (op & FX_CMD_MASK) == FX_WAIT_BITSET);
 }
 
+/* Records "NAME:LINE:1: fmt..." (FS_ERR_INPUT), as every trace and tracer-output
+ * reader reports; returns -1. */
+int trace_fail_line(struct fs_error *e, const char *name, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* realloc of *v to hold `need` elements of `size` bytes, doubling its capacity *cap;
  * -1 when out of memory (v unchanged). */
 int trace_grow(void **v, uint32_t *cap, uint32_t need, size_t size);
