@@ -86,6 +86,7 @@ struct replay {
 	simtime_t hold_ps;
 	uint32_t start_kind;          /* the engine event that starts a root thread */
 	uint32_t kill_kind;           /* ... that ends a process at its exit_group's time */
+	uint32_t kills_pending;       /* such events scheduled, not yet run */
 };
 
 static const struct uop work_prog = { .kind = UOP_WORK, .operand = OPND_TASK_WORK };
@@ -519,6 +520,9 @@ static void release(struct replay *w, uint32_t k, simtime_t at, bool broken)
 	rt->status = RS_RUNNING;
 	if (at < rt->parked_at)
 		at = rt->parked_at;
+	/* a hold that cost nothing (the waker ran ahead of the engine, the waiter was
+	 * queued by its clock) is no hold */
+	w->holds += at > rt->parked_at || broken;
 	w->hold_ps += at - rt->parked_at;
 	w->holds_broken += broken;
 	rt->forced = broken;
@@ -558,6 +562,8 @@ static void check_stall(struct replay *w, simtime_t at)
 	uint32_t earliest = TRACE_NONE;
 	uint64_t live = 0;
 
+	if (w->kills_pending)
+		return; /* an exit_group to come ends some */
 	for (uint32_t i = 0; i < ts->n; i++) {
 		const struct rp_thread *rt = &w->rt[i];
 		const struct task *t = &ts->v[i];
@@ -594,7 +600,6 @@ static void park(struct replay *w, struct task *t)
 	rt->status = RS_PARKED;
 	rt->parked_at = t->clock;
 	w->parked[w->nparked++] = t->id;
-	w->holds++;
 	stop_task(w, t);
 	check_stall(w, t->clock);
 }
@@ -625,6 +630,7 @@ static void on_kill(void *ctx, uint32_t killer)
 	const struct task *t = &w->world->tasks->v[killer];
 	const struct process *proc = &w->world->ft->procs[t->process];
 
+	w->kills_pending--;
 	for (uint32_t i = proc->first_task; i < proc->first_task + proc->ntasks; i++) {
 		struct rp_thread *rt = &w->rt[i];
 		struct task *o = &w->world->tasks->v[i];
@@ -895,8 +901,10 @@ static void advance(struct replay *w, struct task *t)
 			call_done(w, t, ev);
 			if (ev->kind == TEV_EXIT_GROUP || ev->kind == TEV_EXIT) {
 				event_done(w, t, ev);
-				if (ev->kind == TEV_EXIT_GROUP)
+				if (ev->kind == TEV_EXIT_GROUP) {
+					w->kills_pending++;
 					engine_schedule(w->world->eng, t->clock, w->kill_kind, t->id);
+				}
 				thread_done(w, t, true);
 				return;
 			}
