@@ -512,7 +512,8 @@ int trace_finish(struct trace *t, const char *name, struct fs_error *e)
 		return -1;
 	if (!t->nthreads)
 		return trace_fail_line(e, name, 1, "no threads: a trace declares at least one `thread TID PID` line");
-	qsort(t->events, t->nevents, sizeof(*t->events), cmp_event);
+	if (t->nevents) /* (a trace of threads and no events has no array) */
+		qsort(t->events, t->nevents, sizeof(*t->events), cmp_event);
 	for (uint32_t i = 0; i < t->nevents; i++)
 		if (t->events[i].t + t->events[i].dur > t->end_ns)
 			t->end_ns = t->events[i].t + t->events[i].dur;
