@@ -41,9 +41,20 @@ struct pending {
 	char event[48];           /* perf: the syscall */
 };
 
+/* perf: a thread off its CPU outside a traced call (switch events), and what the
+ * gap before its next event has of that so far. */
+struct offcpu {
+	uint32_t tid;
+	uint64_t out_since;       /* 0: on its CPU, or off inside a traced call */
+	bool preempt;             /* switched out runnable */
+	uint64_t preempted, slept;
+};
+
 struct pendings {
 	struct pending *v;
 	uint32_t n, cap;
+	struct offcpu *oc;
+	uint32_t noc, occap;
 };
 
 static struct rec *rec_add(struct recs *r, struct fs_error *e)
@@ -91,6 +102,50 @@ static void pendings_free(struct pendings *p)
 	for (uint32_t i = 0; i < p->n; i++)
 		free(p->v[i].text);
 	free(p->v);
+	free(p->oc);
+}
+
+static struct offcpu *offcpu_of(struct pendings *p, uint32_t tid, struct fs_error *e)
+{
+	for (uint32_t i = 0; i < p->noc; i++)
+		if (p->oc[i].tid == tid)
+			return &p->oc[i];
+	if (trace_grow((void **)&p->oc, &p->occap, p->noc + 1, sizeof(*p->oc)) < 0) {
+		fs_fail(e, FS_ERR_LIMIT, "out of memory reading the tracer's output");
+		return NULL;
+	}
+	p->oc[p->noc] = (struct offcpu){ .tid = tid };
+	return &p->oc[p->noc++];
+}
+
+/* A PERF_RECORD_SWITCH of thread tid at ts: off its CPU (runnable when preempted)
+ * or back on it. Off-CPU time inside a traced call is the call's, not the gap's. */
+static int perf_switch(struct pendings *p, uint32_t tid, uint64_t ts, const char *what, struct fs_error *e)
+{
+	struct offcpu *o = offcpu_of(p, tid, e);
+
+	if (!o)
+		return -1;
+	if (!strncmp(what, "OUT", 3)) {
+		o->out_since = pending_of(p, tid) ? 0 : ts;
+		o->preempt = strstr(what, "preempt") != NULL;
+	} else if (o->out_since && ts >= o->out_since) {
+		*(o->preempt ? &o->preempted : &o->slept) += ts - o->out_since;
+		o->out_since = 0;
+	}
+	return 0;
+}
+
+/* The gap's off-CPU time goes with the thread's record `r`, and starts again. */
+static void perf_gap_to(struct pendings *p, struct rec *r)
+{
+	for (uint32_t i = 0; i < p->noc; i++)
+		if (p->oc[i].tid == r->tid) {
+			r->ev.preempted = p->oc[i].preempted;
+			r->ev.slept = p->oc[i].slept;
+			p->oc[i].preempted = p->oc[i].slept = 0;
+			return;
+		}
 }
 
 /* A number as the tracers print them: 0x hex or decimal. */
@@ -574,6 +629,8 @@ static int perf_line(char *s, uint32_t line, struct recs *out, struct pendings *
 	p++;
 	while (*p == ' ')
 		p++;
+	if (!strncmp(p, "PERF_RECORD_SWITCH ", 19))
+		return perf_switch(pend, (uint32_t)tid, ts, p + 19, e);
 	event = p;
 	fields = strchr(event, ':') ? strchr(strchr(event, ':') + 1, ':') : NULL;
 	if (!fields || (size_t)(fields - event) >= sizeof(ev))
@@ -586,6 +643,7 @@ static int perf_line(char *s, uint32_t line, struct recs *out, struct pendings *
 				return -1;
 			*r = (struct rec){ .kind = !strcmp(call, "exit") ? RC_EXIT : RC_EXIT_GROUP, .tid = (uint32_t)tid,
 					   .pid = (uint32_t)pid, .line = line, .ts = ts, .cpu = (int32_t)cpu };
+			perf_gap_to(pend, r);
 			return 0;
 		}
 		x = pending_of(pend, (uint32_t)tid);
@@ -623,6 +681,7 @@ static int perf_line(char *s, uint32_t line, struct recs *out, struct pendings *
 			if (rc == 0 && out->n && out->v[out->n - 1].line == x->line) {
 				out->v[out->n - 1].cpu = x->cpu;
 				out->v[out->n - 1].pid = (uint32_t)pid;
+				perf_gap_to(pend, &out->v[out->n - 1]);
 			}
 			free(whole);
 			pending_drop(pend, x);
@@ -632,8 +691,10 @@ static int perf_line(char *s, uint32_t line, struct recs *out, struct pendings *
 	if (!(r = rec_add(out, e)))
 		return -1;
 	*r = (struct rec){ .tid = (uint32_t)tid, .pid = (uint32_t)pid, .line = line, .ts = ts, .cpu = (int32_t)cpu };
-	if (strstr(ev, "sched_process_exit"))
+	if (strstr(ev, "sched_process_exit")) {
 		r->kind = RC_END;
+		perf_gap_to(pend, r);
+	}
 	else if (strstr(ev, "sched_process_exec"))
 		r->kind = RC_EXEC;
 	else
@@ -942,6 +1003,7 @@ static int tracer_argv(enum record_tracer tr, const char *raw, char *const *prog
 		argv[n++] = "perf";
 		argv[n++] = "record";
 		argv[n++] = "-q";
+		argv[n++] = "--switch-events"; /* the threads' time off their CPUs, in and out of calls */
 		argv[n++] = "-o";
 		argv[n++] = (char *)raw;
 		for (size_t i = 0; perf_events[i]; i++) {
@@ -992,7 +1054,8 @@ static int trace_program(enum record_tracer tr, char *const *prog, const char *t
 	if (*status < 0 || *status == 127)
 		return fs_fail(e, FS_ERR_RUNTIME, "record: could not run %s", tr == REC_STRACE ? "strace" : "perf record");
 	if (tr == REC_PERF) {
-		char *script[] = { "perf", "script", "-i", raw, "-F", "pid,tid,cpu,time,event,trace", "--ns", NULL };
+		char *script[] = { "perf", "script", "-i", raw, "-F", "pid,tid,cpu,time,event,trace", "--ns",
+				   "--show-switch-events", NULL };
 
 		if (run(script, text, errs, NULL) != 0)
 			return fs_fail(e, FS_ERR_RUNTIME, "record: perf script could not read %s (was perf record permitted?)", raw);
@@ -1067,8 +1130,10 @@ static int calibrate(enum record_tracer tr, const char *self, const char *tmp, s
 		if (ev->kind != TEV_FUTEX || (ev->op & FX_CMD_MASK) != FX_WAKE || ev->val != 1)
 			continue;
 		durs[ndurs++] = ev->dur;
-		if (prev != TRACE_NONE && ev->thread == t.events[prev].thread && ev->t >= t.events[prev].t + t.events[prev].dur)
-			gaps[ngaps++] = ev->t - t.events[prev].t - t.events[prev].dur;
+		if (prev != TRACE_NONE && ev->thread == t.events[prev].thread &&
+		    ev->t >= t.events[prev].t + t.events[prev].dur + ev->preempted + ev->slept)
+			/* on the CPU (perf tells the time off it) */
+			gaps[ngaps++] = ev->t - t.events[prev].t - t.events[prev].dur - ev->preempted - ev->slept;
 		prev = i;
 	}
 	if (ngaps < CALIBRATION_CALLS / 2) {

@@ -33,7 +33,7 @@ struct trace_params {
 /* A thread's run through its events. */
 enum rp_status { RS_NEW, RS_CREATING, RS_RUNNING, RS_PARKED, RS_DONE };
 /* What the program that just completed did. */
-enum rp_phase { PH_START, PH_GAP, PH_RMW, PH_CALL, PH_CALL2, PH_NAP };
+enum rp_phase { PH_START, PH_SLEPT, PH_GAP, PH_RMW, PH_CALL, PH_CALL2, PH_NAP };
 
 struct rp_thread {
 	uint32_t th;              /* the trace's thread */
@@ -42,6 +42,7 @@ struct rp_thread {
 	bool killed;              /* its process's exit_group ran: it ends at its next program's end */
 	bool enqueued;            /* its current blocking wait is counted as queued */
 	bool forced;              /* its hold was broken: its current event starts without waiting */
+	simtime_t left;           /* local work of the current phase still to run (after this slice) */
 	simtime_t parked_at;
 	uint64_t calls;
 	simtime_t blocked_ps;
@@ -87,6 +88,7 @@ struct replay {
 	uint32_t start_kind;          /* the engine event that starts a root thread */
 	uint32_t kill_kind;           /* ... that ends a process at its exit_group's time */
 	uint32_t kills_pending;       /* such events scheduled, not yet run */
+	struct uop slice_prog[2];     /* a time slice of user work, then a read of the slice line */
 };
 
 static const struct uop work_prog = { .kind = UOP_WORK, .operand = OPND_TASK_WORK };
@@ -385,6 +387,18 @@ static int setup(const struct world *world, const void *params, void **state, st
 		for (int r = 0; r < 2; r++)
 			if (!(w->lat[k][r] = usync_latency_histogram()))
 				return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	{
+		static const char *const no_fields[] = { NULL };
+		uint32_t object = memmap_object(world->mem, "replay: time-slice boundary (no data)", NULL, no_fields);
+		uint32_t line = object == MEMMAP_NONE ? MEMMAP_NONE
+						      : memmap_line(world->mem, memmap_alloc(world->mem, MEM_KERNEL_NODE, 0, 64, 64),
+								    object, 0, -1);
+
+		if (line == MEMMAP_NONE)
+			return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+		w->slice_prog[0] = work_prog;
+		w->slice_prog[1] = (struct uop){ .kind = UOP_ACCESS, .operand = OPND_LINE, .access = ACCESS_READ, .line = line };
+	}
 	if (p->relocate == RELOCATE_ASLR)
 		for (uint32_t q = 0; q < tr->nprocs; q++) /* whole pages: every in-page offset kept */
 			w->reloc[q] = (uint64_t)gsl_rng_uniform_int(world->rng, 1ul << 28) << 12;
@@ -440,20 +454,23 @@ static simtime_t less(uint64_t ns, uint64_t minus)
 	return ns > minus ? ns - minus : 0;
 }
 
-/* The user-space time before the thread's current event (docs/trace.md, "Replay"). */
+/* The user-space time before the thread's current event (docs/trace.md, "Replay"):
+ * the time since its previous event less what it spent off its CPU (preempted or
+ * asleep elsewhere, when the tracer tells) and the tracer's own share, scaled. */
 static simtime_t gap_ps(const struct replay *w, const struct task *t)
 {
 	const struct rp_thread *rt = &w->rt[t->id];
 	const struct trace_thread *th = &w->tr->threads[rt->th];
 	const struct trace_event *ev = current(w, t);
-	uint64_t prev_end = th->start;
+	uint64_t prev_end = th->start, on_cpu;
 
 	if (rt->next) {
 		const struct trace_event *prev = &w->tr->events[w->tr->thread_events[th->first + rt->next - 1]];
 
 		prev_end = prev->t + prev->dur;
 	}
-	return simtime_scale_milli(less(less(ev->t, prev_end), w->p->gap_overhead_ns) * 1000, 1000000 / w->p->cpu_speed_milli);
+	on_cpu = less(less(less(ev->t, prev_end), ev->preempted), ev->slept);
+	return simtime_scale_milli(less(on_cpu, w->p->gap_overhead_ns) * 1000, 1000000 / w->p->cpu_speed_milli);
 }
 
 static simtime_t recorded_ps(const struct replay *w, uint64_t dur_ns)
@@ -466,6 +483,28 @@ static void set_work(struct task *t, const struct uop *prog, simtime_t ps)
 	t->prog = prog;
 	t->nuops = 1;
 	t->call.work_ps = ps;
+}
+
+/* Local work of `ps` in programs of at most a time slice each. The model's
+ * scheduler lets a thread another one waits for keep its CPU to the end of its
+ * program (models/task_cpu.h), and user-space time between two calls may be
+ * seconds; and a thread doing local work alone runs ahead of the engine, its CPU
+ * taken until its clock. So every slice but the last ends with a read of a line
+ * nobody is declared to use, which brings the engine to the thread's clock first:
+ * a thread woken onto the CPU meanwhile queues for it, and gets it at the slice's
+ * end [A: a time slice, not CFS's wake-up preemption]. */
+static void set_user_work(struct replay *w, struct task *t, simtime_t ps)
+{
+	simtime_t slice = w->world->tasks->timeslice_ps;
+
+	if (ps <= slice) {
+		w->rt[t->id].left = 0;
+		set_work(t, &work_prog, ps);
+		return;
+	}
+	w->rt[t->id].left = ps - slice;
+	set_work(t, w->slice_prog, slice);
+	t->nuops = 2;
 }
 
 static bool take_ready(const struct replay *w, const struct trace_take *tk)
@@ -766,7 +805,9 @@ static bool issue(struct replay *w, struct task *t, const struct trace_event *ev
 		break;
 	}
 	default: /* not replayed: its recorded time as local work */
-		set_work(t, &work_prog, recorded_ps(w, ev->dur));
+		if (!recorded_ps(w, ev->dur))
+			return false;
+		set_user_work(w, t, recorded_ps(w, ev->dur));
 		return true;
 	}
 	w->rt[t->id].calls++;
@@ -854,6 +895,10 @@ static void advance(struct replay *w, struct task *t)
 		uint32_t i;
 		simtime_t ps;
 
+		if (rt->left && !rt->killed) { /* the phase's next slice */
+			set_user_work(w, t, rt->left);
+			return;
+		}
 		if (rt->killed || rt->next == th->n) {
 			thread_done(w, t, rt->status == RS_RUNNING);
 			return;
@@ -863,9 +908,17 @@ static void advance(struct replay *w, struct task *t)
 		c = &w->tr->link.calls[i];
 		switch (rt->phase) {
 		case PH_START:
+			/* asleep off its CPU in the gap (another syscall): a sleep, the wake-up latency in it */
+			rt->phase = PH_SLEPT;
+			if (ev->slept > 0) {
+				set_work(t, &nap_prog, less(ev->slept * 1000, w->world->tasks->wakeup_latency_ps));
+				return;
+			}
+			/* fall through */
+		case PH_SLEPT:
 			rt->phase = PH_GAP;
 			if ((ps = gap_ps(w, t)) > 0) {
-				set_work(t, &work_prog, ps);
+				set_user_work(w, t, ps);
 				return;
 			}
 			/* fall through */
@@ -1055,6 +1108,17 @@ static void figures(const void *state, struct workload_figures *out)
 	workload_figure_add(out, "threads_stuck", "count", (double)w->stuck);
 	workload_figure_add(out, "exit_wakes", "count", (double)w->exit_wakes);
 	workload_figure_add(out, "threads", "count", tr->nthreads);
+	{
+		double preempted = 0, slept = 0;
+
+		for (uint32_t i = 0; i < tr->nevents; i++) {
+			preempted += (double)tr->events[i].preempted * 1000;
+			slept += (double)tr->events[i].slept * 1000;
+		}
+		/* the recorded gaps' time off the CPU: the preempted part is not replayed */
+		workload_figure_add(out, "preempted_recorded", "ps", preempted);
+		workload_figure_add(out, "slept_recorded", "ps", slept);
+	}
 	/* the histogram of the result file: woken waits' replayed latency */
 	out->nbins = (uint32_t)gsl_histogram_bins(w->lat[RK_WAIT][0]);
 	out->edges = w->lat[RK_WAIT][0]->range;

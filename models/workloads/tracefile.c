@@ -363,6 +363,8 @@ static int check_fields(const struct trace *t, const struct trace_event *ev, con
 {
 	if (ev->thread >= t->nthreads || ev->kind > TEV_EXIT_GROUP || (ev->kind == TEV_CLONE && ev->child >= t->nthreads))
 		return trace_fail_line(e, name, ev->line, "an event of an unknown thread or kind");
+	if (ev->preempted > TRACE_MAX_NS || ev->slept > TRACE_MAX_NS)
+		return trace_fail_line(e, name, ev->line, "preempted= or slept= past an hour");
 	if (ev->t > TRACE_MAX_NS || ev->dur > TRACE_MAX_NS || ev->t + ev->dur > TRACE_MAX_NS)
 		return trace_fail_line(e, name, ev->line, "the event ends after %llu s (at most an hour)",
 				 (unsigned long long)(TRACE_MAX_NS / 1000000000ull));
@@ -634,7 +636,7 @@ static int tok_ret(struct reader *r, const struct tokens *tk, uint32_t i, const 
 
 /* key=value options after an event's fixed fields. */
 struct options {
-	bool has_dur, has_ret, has_cpu;
+	bool has_dur, has_ret, has_cpu, has_preempted, has_slept;
 	uint64_t dur;
 	int64_t ret;
 	int32_t cpu;
@@ -658,6 +660,14 @@ static int event_options(struct reader *r, const struct tokens *tk, uint32_t fro
 			if (tok_u64(r, tk, i, val, TRACE_MAX_NS, "dur", &o->dur) < 0)
 				return -1;
 			o->has_dur = true;
+		} else if (KEY("preempted") && !o->has_preempted) {
+			if (tok_u64(r, tk, i, val, TRACE_MAX_NS, "preempted", &ev->preempted) < 0)
+				return -1;
+			o->has_preempted = true;
+		} else if (KEY("slept") && !o->has_slept) {
+			if (tok_u64(r, tk, i, val, TRACE_MAX_NS, "slept", &ev->slept) < 0)
+				return -1;
+			o->has_slept = true;
 		} else if (KEY("cpu") && !o->has_cpu) {
 			if (tok_u64(r, tk, i, val, 4095, "cpu", &v) < 0)
 				return -1;
@@ -1030,6 +1040,10 @@ int trace_write(const struct trace *t, FILE *out)
 			else
 				fprintf(out, " ret=%" PRId64, ev->ret);
 		}
+		if (ev->preempted)
+			fprintf(out, " preempted=%" PRIu64, ev->preempted);
+		if (ev->slept)
+			fprintf(out, " slept=%" PRIu64, ev->slept);
 		if (ev->cpu >= 0)
 			fprintf(out, " cpu=%" PRId32, ev->cpu);
 		fputc('\n', out);

@@ -57,6 +57,10 @@ struct trace_event {
 	uint64_t t;             /* ns since the trace began: the call's entry */
 	uint64_t dur;           /* ns, entry to return (0 for exits; unknown for ret=?) */
 	uint64_t uaddr, uaddr2; /* futex: the word, and the second one of requeues and WAKE_OP */
+	/* of the time since the thread's previous event (its user-space time), what it
+	 * spent off its CPU (perf's switch events tell; 0 when the tracer cannot):
+	 * runnable but preempted, and asleep outside the traced calls (read, poll, ...) */
+	uint64_t preempted, slept;
 	int64_t ret;            /* >= 0 the result, < 0 -errno, TRACE_RET_UNFINISHED */
 	uint32_t thread;        /* index into trace.threads */
 	uint32_t line;          /* its line in the file (messages) */

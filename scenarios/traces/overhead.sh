@@ -25,7 +25,7 @@ for ev in syscalls:sys_enter_futex syscalls:sys_exit_futex syscalls:sys_enter_cl
 	syscalls:sys_exit_clock_nanosleep sched:sched_process_exit sched:sched_process_exec; do
 	events="$events -e $ev"
 done
-perf_cmd="perf record -q -o $tmp/raw.data $events --"
+perf_cmd="perf record -q --switch-events -o $tmp/raw.data $events --"
 
 ns() { date +%s%N; }
 # wall NAME PREFIX...: RUNS runs of mutexloop under PREFIX; prints the times and the futex calls

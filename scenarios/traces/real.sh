@@ -25,8 +25,8 @@ record() { # NAME PROGRAM ARGS...
 }
 record xz xz -T2 -1 -c "$out/input"
 record zstd zstd -T2 -3 -c "$out/input"
-record perfwake perf bench futex wake -t 8 -r 3
-record mutexloop "$out/mutexloop" 4 3000 500 100
+record perfwake perf bench -r 3 futex wake -t 8
+record mutexloop "$out/mutexloop" 4 1000 500 100
 printf '%-10s %-9s %22s %22s   %s\n' program calls "run time (ms): real" "recorded / replayed" "blocked (ms): recorded / replayed"
 for name in xz zstd perfwake mutexloop; do
 	printf 'machine: %s\nkernel: linux-6.18\nworkload: {type: trace, trace: %s}\nrun: {duration: 30s, warmup: 0}\noutput: {interval: 1ms}\n' \
