@@ -728,6 +728,7 @@ static int build(struct recs *rs, const char *name, struct trace *t, struct fs_e
 	uint64_t t0 = 0;
 	uint32_t root;
 	uint8_t *last; /* per thread: the kind of its last event, 0xff none; 0xfe an unfinished call */
+	uint32_t *exit_ev; /* per thread: its exit's event, TRACE_NONE */
 	bool started = false;
 
 	if (!rs->n)
@@ -761,9 +762,15 @@ static int build(struct recs *rs, const char *name, struct trace *t, struct fs_e
 		if (trace_thread_of(t, rs->v[i].tid) == TRACE_NONE && declare(t, rs, rs->v[i].tid, rs->v[i].tid, 0, 0, e) < 0)
 			return -1;
 	last = malloc(t->nthreads);
-	if (!last)
+	exit_ev = malloc(t->nthreads * sizeof(*exit_ev));
+	if (!last || !exit_ev) {
+		free(last);
+		free(exit_ev);
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory reading the tracer's output");
+	}
 	memset(last, 0xff, t->nthreads);
+	for (uint32_t i = 0; i < t->nthreads; i++)
+		exit_ev[i] = TRACE_NONE;
 	for (uint32_t i = 0; i < rs->n; i++) {
 		const struct rec *r = &rs->v[i];
 		struct trace_event ev = r->ev;
@@ -771,6 +778,12 @@ static int build(struct recs *rs, const char *name, struct trace *t, struct fs_e
 
 		if (r->kind == RC_EXEC)
 			continue;
+		if (r->kind == RC_END && exit_ev[th] != TRACE_NONE && r->ts > t->events[exit_ev[th]].t + t0) {
+			/* the exit's end (sched_process_exit, +++ exited): its clear_child_tid wake,
+			 * in exit_mm(), came in between */
+			t->events[exit_ev[th]].dur = r->ts - t0 - t->events[exit_ev[th]].t;
+			continue;
+		}
 		if (last[th] == TEV_EXIT || last[th] == TEV_EXIT_GROUP || last[th] == 0xfe)
 			continue; /* after its exit, or killed in a call that never returned */
 		ev.thread = th;
@@ -805,11 +818,15 @@ static int build(struct recs *rs, const char *name, struct trace *t, struct fs_e
 		}
 		if (trace_add_event(t, &ev, e) < 0) {
 			free(last);
+			free(exit_ev);
 			return -1;
 		}
 		last[th] = ev.kind == TEV_FUTEX && ev.ret == TRACE_RET_UNFINISHED ? 0xfe : ev.kind;
+		if (ev.kind == TEV_EXIT || ev.kind == TEV_EXIT_GROUP)
+			exit_ev[th] = t->nevents - 1;
 	}
 	free(last);
+	free(exit_ev);
 	return 0;
 }
 

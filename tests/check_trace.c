@@ -140,7 +140,6 @@ START_TEST(test_refusals)
 		{ HEAD "10 1 exit\n20 1 exit\n", "t.trace:5:1:", "after its exit" },
 		{ HEAD "10 1 futex WAIT 0x1000 0 ret=?\n20 1 exit\n", "t.trace:5:1:", "never returned" },
 		{ HEAD "10 1 exit cpu=1\n", "t.trace:4:1:", "cpus absent" },
-		{ HEAD "10 1 exit dur=3\n", "t.trace:4:", "an exit has no dur=" },
 		{ HEAD "10 1 exit\ntracer late\n", "t.trace:5:1:", "after the first event" },
 		{ HEAD "thread 2 1 parent=1\n10 2 exit\n", "t.trace:5:1:", "before the clone that creates it" },
 		{ HEAD "thread 2 1 parent=1\n", "t.trace:4:1:", "no clone creates it" },
@@ -618,6 +617,9 @@ START_TEST(test_parse_strace)
 	ck_assert_uint_eq(t.threads[child].n, 3); /* wait, EAGAIN, the wait it died in */
 	ck_assert_uint_eq(t.link.fates[TF_WAIT_BLOCK], 1);
 	ck_assert_uint_eq(t.link.fates[TF_WAIT_LIMBO], 1);
+	ev = &t.events[at_line(&t, 11)]; /* exit_group, to its +++ exited 100 us later */
+	ck_assert_uint_eq(ev->kind, TEV_EXIT_GROUP);
+	ck_assert_uint_eq(ev->dur, 100000);
 	trace_free(&t);
 }
 END_TEST
@@ -666,7 +668,9 @@ START_TEST(test_parse_perf)
 	ck_assert_int_eq(t.events[at_line(&t, 9)].ret, -11);
 	ck_assert_uint_eq(t.link.fates[TF_WAIT_BLOCK], 1);
 	ck_assert_uint_eq(t.link.fates[TF_WAKE], 1);
+	/* the exit from sys_enter_exit_group to sched_process_exit */
 	ck_assert_uint_eq(t.events[t.nevents - 1].kind, TEV_EXIT_GROUP);
+	ck_assert_uint_eq(t.events[t.nevents - 1].dur, 500);
 	trace_free(&t);
 }
 END_TEST

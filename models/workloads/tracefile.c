@@ -768,8 +768,6 @@ static int read_event(struct reader *r, struct tokens *tk)
 	} else if (kind == TEV_CLONE || kind == TEV_SLEEP) {
 		if (!o.has_dur)
 			return fail_tok(r, tk, tk->n, "a %s event needs dur=", kind_names[kind]);
-	} else if (o.has_dur) {
-		return fail_tok(r, tk, tk->n, "an exit has no dur=");
 	}
 	ev.dur = o.dur;
 	return trace_add_event(t, &ev, r->e);
@@ -1030,8 +1028,8 @@ int trace_write(const struct trace *t, FILE *out)
 		}
 		if (ev->kind == TEV_FUTEX && ev->ret == TRACE_RET_UNFINISHED)
 			fputs(" ret=?", out);
-		else if (ev->kind == TEV_FUTEX || ev->kind == TEV_CLONE || ev->kind == TEV_SLEEP)
-			fprintf(out, " dur=%" PRIu64, ev->dur);
+		else if (ev->kind == TEV_FUTEX || ev->kind == TEV_CLONE || ev->kind == TEV_SLEEP || ev->dur)
+			fprintf(out, " dur=%" PRIu64, ev->dur); /* an exit's: to its end, when the tracer saw it */
 		if (ev->kind == TEV_FUTEX && ev->ret != TRACE_RET_UNFINISHED) {
 			const char *name = ev->ret < 0 ? trace_errno_name((int)-ev->ret) : NULL;
 
