@@ -48,6 +48,11 @@ struct offcpu {
 	uint64_t out_since;       /* 0: on its CPU, or off inside a traced call */
 	bool preempt;             /* switched out runnable */
 	uint64_t preempted, slept;
+	uint64_t in_since;        /* on a CPU since then (0: off) */
+	int32_t in_cpu;
+	uint64_t on_time[16];     /* time on CPU cpu_of[k], for the 16 CPUs it was on first [A: enough] */
+	int32_t cpu_of[16];
+	uint32_t ncpus;
 };
 
 struct pendings {
@@ -114,18 +119,39 @@ static struct offcpu *offcpu_of(struct pendings *p, uint32_t tid, struct fs_erro
 		fs_fail(e, FS_ERR_LIMIT, "out of memory reading the tracer's output");
 		return NULL;
 	}
-	p->oc[p->noc] = (struct offcpu){ .tid = tid };
+	p->oc[p->noc] = (struct offcpu){ .tid = tid, .in_cpu = -1 };
 	return &p->oc[p->noc++];
+}
+
+/* Its time on `cpu` grows by `ns`. */
+static void offcpu_on(struct offcpu *o, int32_t cpu, uint64_t ns)
+{
+	uint32_t k = 0;
+
+	while (k < o->ncpus && o->cpu_of[k] != cpu)
+		k++;
+	if (k == o->ncpus) {
+		if (o->ncpus == 16)
+			return;
+		o->cpu_of[o->ncpus++] = cpu;
+	}
+	o->on_time[k] += ns;
 }
 
 /* A PERF_RECORD_SWITCH of thread tid at ts: off its CPU (runnable when preempted)
  * or back on it. Off-CPU time inside a traced call is the call's, not the gap's. */
-static int perf_switch(struct pendings *p, uint32_t tid, uint64_t ts, const char *what, struct fs_error *e)
+static int perf_switch(struct pendings *p, uint32_t tid, int32_t cpu, uint64_t ts, const char *what,
+		       struct fs_error *e)
 {
 	struct offcpu *o = offcpu_of(p, tid, e);
 
 	if (!o)
 		return -1;
+	/* where it ran, by time: the placement's basis (thread cpu=) */
+	if (!strncmp(what, "OUT", 3) && o->in_since && ts >= o->in_since)
+		offcpu_on(o, o->in_cpu, ts - o->in_since);
+	o->in_since = strncmp(what, "OUT", 3) ? ts : 0;
+	o->in_cpu = cpu;
 	if (!strncmp(what, "OUT", 3)) {
 		o->out_since = pending_of(p, tid) ? 0 : ts;
 		o->preempt = strstr(what, "preempt") != NULL;
@@ -630,7 +656,7 @@ static int perf_line(char *s, uint32_t line, struct recs *out, struct pendings *
 	while (*p == ' ')
 		p++;
 	if (!strncmp(p, "PERF_RECORD_SWITCH ", 19))
-		return perf_switch(pend, (uint32_t)tid, ts, p + 19, e);
+		return perf_switch(pend, (uint32_t)tid, (int32_t)cpu, ts, p + 19, e);
 	event = p;
 	fields = strchr(event, ':') ? strchr(strchr(event, ':') + 1, ':') : NULL;
 	if (!fields || (size_t)(fields - event) >= sizeof(ev))
@@ -858,6 +884,17 @@ static int parse_with(FILE *in, const char *name, struct trace *t, line_fn fn, c
 	}
 	if (flush_pending(&rs, &pend, name, e, finish) < 0 || build(&rs, name, t, e) < 0)
 		goto out;
+	/* perf: each thread's CPU is where it spent most of its time (switch events) */
+	for (uint32_t i = 0; i < pend.noc; i++) {
+		const struct offcpu *o = &pend.oc[i];
+		uint32_t th = trace_thread_of(t, o->tid), best = 0;
+
+		for (uint32_t k = 1; k < o->ncpus; k++)
+			if (o->on_time[k] > o->on_time[best])
+				best = k;
+		if (th != TRACE_NONE && o->ncpus && o->on_time[best])
+			t->threads[th].cpu_given = o->cpu_of[best];
+	}
 	rc = 0;
 out:
 	free(line);

@@ -140,6 +140,7 @@ START_TEST(test_refusals)
 		{ HEAD "10 1 exit\n20 1 exit\n", "t.trace:5:1:", "after its exit" },
 		{ HEAD "10 1 futex WAIT 0x1000 0 ret=?\n20 1 exit\n", "t.trace:5:1:", "never returned" },
 		{ HEAD "10 1 exit cpu=1\n", "t.trace:4:1:", "cpus absent" },
+		{ HEAD "thread 2 1 parent=1 cpu=3\n10 1 clone 2 dur=1\n", "t.trace:4:1:", "thread 2: cpu= given" },
 		{ HEAD "10 1 exit\ntracer late\n", "t.trace:5:1:", "after the first event" },
 		{ HEAD "thread 2 1 parent=1\n10 2 exit\n", "t.trace:5:1:", "before the clone that creates it" },
 		{ HEAD "thread 2 1 parent=1\n", "t.trace:4:1:", "no clone creates it" },
@@ -629,6 +630,10 @@ static const char perf_text[] =
 	"  700/700   [001] 50.000001000:          syscalls:sys_enter_clone3: uargs: 0x7ffe, size: 0x00000058\n"
 	"  700/700   [001] 50.000002000:           syscalls:sys_exit_clone3: 0x2bd\n"
 	"  700/701   [000] 50.000002100:           syscalls:sys_exit_clone3: 0x0\n"
+	"  700/701   [000] 50.000002200: PERF_RECORD_SWITCH OUT preempt\n"
+	"  700/701   [001] 50.000002500: PERF_RECORD_SWITCH IN         \n"
+	"  700/701   [001] 50.000002600: PERF_RECORD_SWITCH OUT        \n"
+	"  700/701   [001] 50.000002800: PERF_RECORD_SWITCH IN         \n"
 	"  700/701   [000] 50.000003000:           syscalls:sys_enter_futex: uaddr: 0x5000, op: 0x00000080, val: 0x00000000, "
 	"utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000\n"
 	"  700/700   [001] 50.000009000:           syscalls:sys_enter_futex: uaddr: 0x5000, op: 0x00000081, val: 0x00000001, "
@@ -656,16 +661,20 @@ START_TEST(test_parse_perf)
 	ck_assert_uint_eq(t.nthreads, 2);
 	ck_assert_uint_eq(t.nprocs, 1);
 	ck_assert_uint_eq(t.threads[1].pid, 700);
-	ck_assert_uint_eq(t.threads[1].cpu, 0);
 	ev = &t.events[at_line(&t, 2)];
 	ck_assert_uint_eq(ev->kind, TEV_CLONE);
 	ck_assert_uint_eq(ev->t, 900);
 	ck_assert_uint_eq(ev->dur, 1000);
-	ev = &t.events[at_line(&t, 5)];
+	ev = &t.events[at_line(&t, 9)];
 	ck_assert_uint_eq(ev->t, 2900);
 	ck_assert_uint_eq(ev->dur, 7000);
 	ck_assert_int_eq(ev->cpu, 0);
-	ck_assert_int_eq(t.events[at_line(&t, 9)].ret, -11);
+	/* its gap: 300 ns preempted (2200-2500), 200 ns asleep elsewhere (2600-2800) */
+	ck_assert_uint_eq(ev->preempted, 300);
+	ck_assert_uint_eq(ev->slept, 200);
+	/* 100 ns on CPU 1 by its switch events (2500-2600; nothing else closed): its CPU */
+	ck_assert_int_eq(t.threads[1].cpu, 1);
+	ck_assert_int_eq(t.events[at_line(&t, 13)].ret, -11);
 	ck_assert_uint_eq(t.link.fates[TF_WAIT_BLOCK], 1);
 	ck_assert_uint_eq(t.link.fates[TF_WAKE], 1);
 	/* the exit from sys_enter_exit_group to sched_process_exit */

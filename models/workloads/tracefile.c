@@ -255,7 +255,7 @@ int trace_add_thread(struct trace *t, uint32_t tid, uint32_t pid, uint32_t paren
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory reading the trace");
 	th = &t->threads[t->nthreads];
 	*th = (struct trace_thread){ .tid = tid, .pid = pid, .parent = parent, .cleartid = cleartid, .process = TRACE_NONE,
-				     .cpu = -1 };
+				     .cpu = -1, .cpu_given = -1 };
 	if (index_tid(t, t->nthreads, e) < 0)
 		return -1;
 	t->nthreads++;
@@ -403,7 +403,7 @@ static int check_order(const struct trace *t, const struct trace_event *ev, cons
 	return 0;
 }
 
-/* Each thread's CPU: where most of its events ran. */
+/* Each thread's CPU: its cpu= (where it spent most time), else where most of its events ran. */
 static int thread_cpus(struct trace *t, struct fs_error *e)
 {
 	uint32_t *votes = calloc(4096, sizeof(*votes));
@@ -414,6 +414,10 @@ static int thread_cpus(struct trace *t, struct fs_error *e)
 		struct trace_thread *th = &t->threads[i];
 		uint32_t best = 0;
 
+		if (th->cpu_given >= 0) {
+			th->cpu = th->cpu_given;
+			continue;
+		}
 		memset(votes, 0, 4096 * sizeof(*votes));
 		for (uint32_t k = 0; k < th->n; k++) {
 			int32_t c = t->events[t->thread_events[th->first + k]].cpu;
@@ -466,6 +470,12 @@ static int check_threads(struct trace *t, const char *name, struct fs_error *e)
 			th->start = ev->t; /* it ran before its creator's clone returned */
 		t->thread_events[th->first + th->n++] = i;
 	}
+	for (uint32_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].cpu_given >= 0 && (!t->cpus_recorded || t->threads[i].cpu_given >= 4096)) {
+			trace_fail_line(e, name, t->threads[i].line, "thread %" PRIu32 ": cpu= %s", t->threads[i].tid,
+					t->cpus_recorded ? "out of range (0..4095)" : "given, but the header says `cpus absent`");
+			goto out;
+		}
 	for (uint32_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].parent != TRACE_NONE && !created[i]) {
 			trace_fail_line(e, name, t->threads[i].line, "thread %" PRIu32 " has a parent but no clone creates it",
@@ -776,8 +786,8 @@ static int read_event(struct reader *r, struct tokens *tk)
 static int read_thread(struct reader *r, struct tokens *tk)
 {
 	uint32_t tid, pid, parent = 0;
-	uint64_t cleartid = 0;
-	bool has_parent = false, has_cleartid = false;
+	uint64_t cleartid = 0, cpu = 0;
+	bool has_parent = false, has_cleartid = false, has_cpu = false;
 
 	if (tk->n < 3)
 		return fail_tok(r, tk, tk->n, "a thread line is `thread TID PID [parent=TID] [cleartid=0x...]`");
@@ -796,8 +806,12 @@ static int read_thread(struct reader *r, struct tokens *tk)
 			if (tok_addr(r, tk, i, tk->s[i] + 9, "cleartid", &cleartid) < 0)
 				return -1;
 			has_cleartid = true;
+		} else if (!strncmp(tk->s[i], "cpu=", 4) && !has_cpu) {
+			if (tok_u64(r, tk, i, tk->s[i] + 4, 4095, "cpu", &cpu) < 0)
+				return -1;
+			has_cpu = true;
 		} else {
-			return fail_tok(r, tk, i, "unexpected '%.40s' (parent=TID or cleartid=0x...)", tk->s[i]);
+			return fail_tok(r, tk, i, "unexpected '%.40s' (parent=TID, cleartid=0x... or cpu=N)", tk->s[i]);
 		}
 	}
 	if (trace_add_thread(r->t, tid, pid, parent, cleartid, r->e) < 0) {
@@ -810,6 +824,7 @@ static int read_thread(struct reader *r, struct tokens *tk)
 		return -1;
 	}
 	r->t->threads[r->t->nthreads - 1].line = r->line;
+	r->t->threads[r->t->nthreads - 1].cpu_given = has_cpu ? (int32_t)cpu : -1;
 	return 0;
 }
 
@@ -1007,6 +1022,8 @@ int trace_write(const struct trace *t, FILE *out)
 			fprintf(out, " parent=%" PRIu32, t->threads[th->parent].tid);
 		if (th->cleartid && !th->cleartid_inferred)
 			fprintf(out, " cleartid=0x%" PRIx64, th->cleartid);
+		if (th->cpu_given >= 0)
+			fprintf(out, " cpu=%" PRId32, th->cpu_given);
 		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < t->nevents; i++) {

@@ -82,7 +82,9 @@ struct trace_thread {
 	uint32_t line;          /* its `thread` line */
 	uint32_t first, n;      /* its events: trace.thread_events[first .. first + n) */
 	uint64_t start;         /* ns: its creator's clone returned (0 for roots) */
-	int32_t cpu;            /* the CPU most of its events ran on, -1 when absent */
+	int32_t cpu;            /* where it ran: its `cpu=` (the CPU it spent most of its time on, by
+				   perf's switch events), else the CPU most of its events ran on; -1 */
+	int32_t cpu_given;      /* its thread line's cpu=, -1 none */
 };
 
 struct trace_process {
