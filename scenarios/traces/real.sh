@@ -10,7 +10,7 @@
 # calls, the run times (untraced, recorded, replayed) and the blocked times (recorded,
 # replayed); the traces stay in OUTDIR.
 #
-#   scenarios/traces/real.sh [OUTDIR [MACHINE]]
+#   scenarios/traces/real.sh [OUTDIR [MACHINE]]     (TRACER=strace|perf|auto, default auto)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${FUTEXSIM:-$here/../../bin/futexsim}
@@ -21,7 +21,7 @@ seq 1 2000000 > "$out/input"               # 15 MB of text, the same every time
 cc -O2 -pthread "$here/mutexloop.c" -o "$out/mutexloop"
 record() { # NAME PROGRAM ARGS...
 	name=$1; shift
-	"$bin" record --reference -o "$out/$name.trace" -- "$@" > /dev/null 2> "$out/$name.record"
+	"$bin" record --tracer "${TRACER:-auto}" --reference -o "$out/$name.trace" -- "$@" > /dev/null 2> "$out/$name.record"
 }
 record xz xz -T2 -1 -c "$out/input"
 record zstd zstd -T2 -3 -c "$out/input"
