@@ -130,10 +130,13 @@ static int parse(const struct yt_node *n, const struct machine *m, void **params
 		return -1;
 	if (trace_read_file(p->path, &p->tr, e) < 0) {
 		char msg[sizeof(e->msg)];
+		int status = e->status;
 
 		/* the trace's own FILE:LINE:COL, said to come from the scenario's key */
 		snprintf(msg, sizeof(msg), "%s", e->msg);
-		return fs_fail_at(e, &path->mark, "trace: %s", msg) < 0 && e->status == FS_ERR_LIMIT ? -1 : -1;
+		fs_fail_at(e, &path->mark, "trace: %s", msg);
+		e->status = status; /* out of memory stays a refusal of its own */
+		return -1;
 	}
 	if (cfg_get_enum(n, "placement", placement_names, p->tr.cpus_recorded ? PLACE_RECORDED : PLACE_SPREAD,
 			 &p->placement, e) < 0 ||
@@ -377,12 +380,14 @@ static int setup(const struct world *world, const void *params, void **state, st
 	w->pending = malloc((lk->nrank_entries + 1) * sizeof(*w->pending));
 	w->reloc = calloc(tr->nprocs, sizeof(*w->reloc));
 	w->start_ps = calloc(tr->nevents + 1, sizeof(*w->start_ps));
-	w->end_ps = calloc(tr->nevents + 1, sizeof(*w->end_ps));
+	w->end_ps = malloc((tr->nevents + 1) * sizeof(*w->end_ps));
 	w->parked = malloc(tr->nthreads * sizeof(*w->parked));
 	if (!w->rt || !w->key_obj || !w->cls_obj || !w->limbo || !w->cls || !w->pending || !w->reloc || !w->start_ps ||
 	    !w->end_ps || !w->parked)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	memcpy(w->pending, lk->rank_entries, lk->nrank_entries * sizeof(*w->pending));
+	for (uint32_t i = 0; i <= tr->nevents; i++)
+		w->end_ps[i] = SIMTIME_MAX; /* not replayed (yet) */
 	for (int k = 0; k < RK_NKINDS; k++)
 		for (int r = 0; r < 2; r++)
 			if (!(w->lat[k][r] = usync_latency_histogram()))
@@ -677,6 +682,8 @@ static void on_kill(void *ctx, uint32_t killer)
 		if (i == t->id || rt->status == RS_DONE)
 			continue;
 		rt->killed = true;
+		if (rt->status == RS_CREATING)
+			continue; /* it ends when its creation comes (thread_started) */
 		if (rt->status == RS_PARKED) {
 			for (uint32_t k = 0; k < w->nparked; k++)
 				if (w->parked[k] == i)
@@ -1029,6 +1036,10 @@ static void thread_started(void *ctx, struct task *t)
 
 	if (rt->status == RS_DONE) /* its process ended meanwhile */
 		return;
+	if (rt->killed) { /* ... while it was being created */
+		thread_done(w, t, false);
+		return;
+	}
 	rt->status = RS_RUNNING;
 	advance(w, t);
 	if (rt->status == RS_RUNNING)
@@ -1185,13 +1196,10 @@ static void size(const void *params, struct workload_size *out)
 	const struct trace_link *lk = &tr->link;
 	uint32_t most = 1;
 	uint64_t objects = (uint64_t)lk->nkeys + lk->nclasses + lk->fates[TF_WAIT_LIMBO];
-	uint64_t gaps = 0;
 
 	for (uint32_t q = 0; q < tr->nprocs; q++)
 		if (tr->procs[q].nthreads > most)
 			most = tr->procs[q].nthreads;
-	for (uint32_t i = 0; i < tr->nevents; i++)
-		gaps += tr->events[i].dur;
 	out->processes = tr->nprocs;
 	out->max_process_threads = most + 1;
 	out->user_lines = 2ull * lk->nkeys; /* the words' lines and, for shared ones, their struct pages */
@@ -1201,7 +1209,6 @@ static void size(const void *params, struct workload_size *out)
 		     (uint64_t)lk->nrank_entries * sizeof(uint32_t) + (uint64_t)lk->nclasses * (sizeof(struct rp_class) + sizeof(void *));
 	/* the recorded time per event: what a thread spends between programs, roughly */
 	out->step_work_ps = tr->nevents ? (tr->end_ns * 1000) / (tr->nevents + 1) : 0;
-	(void)gaps;
 }
 
 const struct trace *trace_replay_trace(const void *state)
@@ -1213,7 +1220,7 @@ bool trace_replay_times(const void *state, uint32_t event, simtime_t *start, sim
 {
 	const struct replay *w = state;
 
-	if (event >= w->tr->nevents || !w->end_ps[event])
+	if (event >= w->tr->nevents || w->end_ps[event] == SIMTIME_MAX)
 		return false;
 	*start = w->start_ps[event];
 	*end = w->end_ps[event];
