@@ -330,6 +330,9 @@ sweep-demo: deps
 #                   tests/fuzz/results-corpus/ (a result file of every workload); inputs that
 #                   crash futexsim's reader land in tests/fuzz/results-crashes/ (make check
 #                   replays both directories through futexsim show)
+#   make fuzz-trace libFuzzer over the trace reader and small replays for FUZZ_SECONDS,
+#                   seeded with tests/fuzz/trace-corpus/; crashes land in
+#                   tests/fuzz/trace-crashes/ (make check replays both directories)
 #   make sanitize   every test with ASan+UBSan in build-san/ (the normal build is left
 #                   alone), then valgrind memcheck on one short scenario
 FUZZ_SECONDS ?= 60
@@ -342,7 +345,9 @@ FUZZ_RESULTS_BIN := build-fuzz/fuzz_results
 # them under build-fuzz/results-artifacts/ for a look
 FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ignore_timeouts=1 \
   -ignore_crashes=1 -ignore_ooms=1
-.PHONY: fuzz fuzz-merge fuzz-results sanitize
+FUZZ_TRACE_BIN := build-fuzz/fuzz_trace
+FUZZ_TRACE_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=16384
+.PHONY: fuzz fuzz-merge fuzz-results fuzz-trace sanitize
 # The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
 # are, warnings as errors.
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h sim/views/*.h models/*.h)
@@ -365,6 +370,13 @@ fuzz-results: deps
 	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_RESULTS_BIN) $(FUZZ_RESULTS_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
 	  -print_final_stats=1 -artifact_prefix=build-fuzz/results-artifacts/ build-fuzz/results-corpus \
 	  tests/fuzz/results-corpus
+
+fuzz-trace: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
+	@$(MAKE) --no-print-directory $(FUZZ_TRACE_BIN)
+	@mkdir -p build-fuzz/trace-corpus tests/fuzz/trace-crashes
+	$(FUZZ_TRACE_BIN) $(FUZZ_TRACE_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=tests/fuzz/trace-crashes/ build-fuzz/trace-corpus tests/fuzz/trace-corpus
 
 fuzz-merge: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
@@ -436,7 +448,7 @@ compdir  := $(PREFIX)/share/bash-completion/completions
 # two-line wrapper that runs `futexsim COMMAND`. Every page ends with the same SEE ALSO.
 # `make install` builds them again in build/man-install with FUTEXSIM_DATA set to the
 # installed data directory, so that they name the directories the installed --help does.
-MAN_CMDS := run bench show compare explain c2c list probe fit
+MAN_CMDS := run bench show compare explain c2c list probe record fit
 MAN_TOOLS := validate calibrate claims
 MAN_DIR  := $(BUILD)/man
 MAN_DATA ?=
@@ -454,6 +466,7 @@ MAN_NAME_validate := simulate the published points and print published vs simula
 MAN_NAME_calibrate := fit the model's costs to the published points
 MAN_NAME_claims := check the claims of twenty years of futex-hashing threads in simulation
 MAN_ENV = env -u FUTEXSIM_CONFIGS $(if $(MAN_DATA),FUTEXSIM_DATA='$(MAN_DATA)',-u FUTEXSIM_DATA)
+MAN_NAME_record := record a program's futex calls as a trace for workload.type: trace to replay
 .PHONY: man
 man: $(MAN_PAGES)
 $(MAN_DIR)/see-also.h2m: Makefile

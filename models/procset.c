@@ -86,9 +86,10 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 	q_object = memmap_object(world->mem, "futex_q on the kernel stack of thread", "thread", no_fields);
 	if (q_object == MEMMAP_NONE)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	for (uint32_t q = 0; q < nprocs; q++) {
-		uint32_t first = (uint32_t)((uint64_t)nthreads * q / nprocs);
-		uint32_t n = (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - first;
+	for (uint32_t q = 0, next = 0; q < nprocs; q++) {
+		uint32_t first = p->process_threads ? next : (uint32_t)((uint64_t)nthreads * q / nprocs);
+		uint32_t n = p->process_threads ? p->process_threads[q]
+					      : (uint32_t)((uint64_t)nthreads * (q + 1) / nprocs) - first;
 		/* forked where its first thread runs: its mm, hash and memory live there */
 		uint32_t home = world->m->cpu_node[cpus[first % ncpus]], pid;
 		struct process *proc;
@@ -97,6 +98,7 @@ int procset_init(struct procset *ps, const struct world *world, const struct pro
 		if (futex_tables_add_process(world->ft, p->staggered ? 1 : n + 1, home, &pid, e) < 0)
 			return -1;
 		proc = &world->ft->procs[pid];
+		next = first + n;
 		proc->first_task = first;
 		proc->ntasks = n;
 		proc->live = p->staggered ? 0 : n;
@@ -145,6 +147,11 @@ void procset_start(struct procset *ps)
 	}
 	if (ps->p->churn_interval)
 		engine_schedule(world->eng, ps->p->churn_interval, ps->churn_kind, 0);
+}
+
+void procset_create_at(struct procset *ps, uint32_t task, simtime_t at)
+{
+	engine_schedule(ps->world->eng, at, ps->create_kind, task);
 }
 
 /* Churn: thread i is to exit at its next op boundary; the next one's turn comes

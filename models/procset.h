@@ -37,6 +37,9 @@ struct world;
 struct procset_params {
 	uint32_t threads, processes;
 	uint32_t *cpus, ncpus;
+	/* threads of each process, in order (NULL: the equal blocks above); not a YAML
+	 * key: a workload that knows its processes (a replayed trace) sets it */
+	const uint32_t *process_threads;
 	bool staggered;          /* threads_start: as_created */
 	simtime_t create_interval, start_skew, churn_interval;
 };
@@ -88,6 +91,11 @@ void procset_free(struct procset *ps);
 /* Starts the threads: all at once (each after a random skew below start_skew) or,
  * when staggered, one created every create_interval. */
 void procset_start(struct procset *ps);
+
+/* pthread_create of thread `task` at `at` (>= now), as a staggered start creates
+ * them: the process's private hash may grow, then thread_started runs. For a
+ * workload that creates its threads itself (a replayed trace's clones). */
+void procset_create_at(struct procset *ps, uint32_t task, simtime_t at);
 
 /* At an op boundary where thread t holds nothing: if churn picked it, it exits
  * here (task stopped; a new thread is created in its place later). True then. */

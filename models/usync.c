@@ -54,12 +54,29 @@ int usync_parse(const struct yt_node *n, struct usync_params *p, struct fs_error
 		       : 0;
 }
 
+gsl_histogram *usync_latency_histogram(void)
+{
+	size_t nbins = LAT_DECADES * LAT_BINS_PER_DECADE;
+	gsl_histogram *h = gsl_histogram_alloc(nbins);
+	double *ranges = malloc((nbins + 1) * sizeof(*ranges));
+
+	if (!h || !ranges) {
+		if (h)
+			gsl_histogram_free(h);
+		free(ranges);
+		return NULL;
+	}
+	for (size_t i = 0; i <= nbins; i++)
+		ranges[i] = LAT_MIN_PS * pow(10.0, (double)i / LAT_BINS_PER_DECADE);
+	ranges[0] = 0; /* the first bin takes everything below 1.12 ns */
+	gsl_histogram_set_ranges(h, ranges, nbins + 1);
+	free(ranges);
+	return h;
+}
+
 int usync_init(struct usync *u, const struct world *world, const struct procset *ps, uint32_t nmutexes, uint32_t nconds,
 	       bool pi, const struct usync_params *p, struct fs_error *e)
 {
-	size_t nbins = LAT_DECADES * LAT_BINS_PER_DECADE;
-	double *ranges;
-
 	memset(u, 0, sizeof(*u));
 	u->world = world;
 	u->ps = ps;
@@ -76,17 +93,9 @@ int usync_init(struct usync *u, const struct world *world, const struct procset 
 	u->nprogs = pi ? UP_NPROGS : UP_NPROGS_PLAIN;
 	u->progs = calloc((size_t)u->ntasks * NPROG_VARIANTS * u->nprogs * USYNC_MAX_UOPS, sizeof(*u->progs));
 	u->nuops = calloc((size_t)u->ntasks * NPROG_VARIANTS * u->nprogs, sizeof(*u->nuops));
-	u->latency = gsl_histogram_alloc(nbins);
-	ranges = malloc((nbins + 1) * sizeof(*ranges));
-	if (!u->mutexes || !u->conds || !u->tasks || !u->progs || !u->nuops || !u->latency || !ranges) {
-		free(ranges);
+	u->latency = usync_latency_histogram();
+	if (!u->mutexes || !u->conds || !u->tasks || !u->progs || !u->nuops || !u->latency)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	}
-	for (size_t i = 0; i <= nbins; i++)
-		ranges[i] = LAT_MIN_PS * pow(10.0, (double)i / LAT_BINS_PER_DECADE);
-	ranges[0] = 0; /* the first bin takes everything below 1.12 ns */
-	gsl_histogram_set_ranges(u->latency, ranges, nbins + 1);
-	free(ranges);
 	for (uint32_t i = 0; i < nmutexes; i++)
 		u->mutexes[i].owner = USYNC_NONE;
 	return 0;
@@ -180,10 +189,10 @@ static void note_futex(struct usync *u, struct task *t, const struct usync_futex
 	}
 }
 
-static void note_lines(struct usync *u, struct task *t)
+void usync_note_lines(struct usync *u, struct task *t)
 {
 	for (uint32_t i = 0; i < u->nmutexes; i++)
-		if (u->mutexes[i].f.w.shared || u->mutexes[i].f.w.pid == t->process)
+		if (!u->mutexes[i].f.same_as && (u->mutexes[i].f.w.shared || u->mutexes[i].f.w.pid == t->process))
 			note_futex(u, t, &u->mutexes[i].f);
 	for (uint32_t i = 0; i < u->nconds; i++)
 		if (u->conds[i].seq.w.shared || u->conds[i].seq.w.pid == t->process)
@@ -200,7 +209,7 @@ int usync_start(struct usync *u, struct procset *ps, struct fs_error *e)
 			return -1;
 	for (uint32_t q = 0; q < ps->nprocs; q++)
 		for (uint32_t i = ps->world->ft->procs[q].first_task; i < ps->world->ft->procs[q].first_task + ps->world->ft->procs[q].ntasks; i++)
-			note_lines(u, &u->world->tasks->v[i]);
+			usync_note_lines(u, &u->world->tasks->v[i]);
 	procset_start(ps);
 	return 0;
 }
@@ -211,6 +220,11 @@ void usync_resolve(struct usync *u, struct usync_futex *f, uint32_t pid)
 
 	f->w.pid = pid;
 	f->w.shared = u->shared;
+	if (f->same_as) { /* another object of the same word: hashed once */
+		f->target.table = f->same_as->target.table;
+		f->target.bucket = f->same_as->target.bucket;
+		return;
+	}
 	/* a shared mapping of one file at one address in every process: offset = address - base */
 	r = u->shared ? futex_tables_resolve_inode(u->world->ft, SHM_INODE_SEQ, f->w.uaddr - u->shm_base)
 		      : futex_tables_resolve(u->world->ft, pid, f->w.uaddr, false, -1);
@@ -634,9 +648,8 @@ bool usync_rehash(struct usync *u, uint32_t pid)
 	return true;
 }
 
-double usync_latency_quantile(const struct usync *u, double q)
+double usync_histogram_quantile(const gsl_histogram *h, double q)
 {
-	const gsl_histogram *h = u->latency;
 	double total = gsl_histogram_sum(h), want = q * total, cum = 0;
 
 	if (total <= 0)
@@ -651,6 +664,11 @@ double usync_latency_quantile(const struct usync *u, double q)
 		cum += n;
 	}
 	return gsl_histogram_max(h);
+}
+
+double usync_latency_quantile(const struct usync *u, double q)
+{
+	return usync_histogram_quantile(u->latency, q);
 }
 
 void usync_figures(const struct usync *u, struct workload_figures *out)

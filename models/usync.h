@@ -43,6 +43,10 @@
 struct usync_futex {
 	struct futex_word w;    /* first: a task's wait.word points here */
 	struct op_target target;
+	/* NULL, or another object of the same word placed before it (a replayed trace
+	 * gives each group of waiters its own object of one word): it is resolved as
+	 * that one is, counted once in the buckets' occupancy, its lines noted once */
+	const struct usync_futex *same_as;
 };
 
 struct usync_mutex {
@@ -121,6 +125,9 @@ bool usync_publish(struct usync *u, uint32_t pid);
  * lines each may touch (for the coherence model's run-ahead) and starts the
  * threads (procset_start). */
 int usync_start(struct usync *u, struct procset *ps, struct fs_error *e);
+/* What usync_start does for one task without starting it: declares the lines its
+ * programs may touch on every futex of its process and every shared one. */
+void usync_note_lines(struct usync *u, struct task *t);
 
 /* Start a protocol: the task's next program is set; `work` is local work done
  * first (think time before a lock, the critical section before an unlock). */
@@ -174,6 +181,10 @@ bool usync_rehash(struct usync *u, uint32_t pid);
 
 /* Latency percentile q (0..1) of acquisitions in the window, in ps (0 when none). */
 double usync_latency_quantile(const struct usync *u, double q);
+/* A latency histogram as usync's (ps, 1 ns .. 10 s, 20 log-spaced bins a decade;
+ * NULL when out of memory), and percentile q of any histogram (linear in a bin). */
+gsl_histogram *usync_latency_histogram(void);
+double usync_histogram_quantile(const gsl_histogram *h, double q);
 
 /* The window's figures: acquisitions, latency percentiles, futex calls per
  * acquisition, waits, wakes, requeues, waiters woken and moved, and the

@@ -11,11 +11,12 @@
 #include "models/workloads/mutex.h"
 #include "models/workloads/perfwake.h"
 #include "models/workloads/schbench.h"
+#include "models/workloads/trace.h"
 #include "sim/core/registry.h"
 
 static const struct workload_type *const types[] = { &workload_hashbench, &workload_mutex, &workload_condvar,
 							 &workload_wake, &workload_wake_parallel, &workload_requeue, &workload_lockpi,
-							 &workload_schbench, &workload_locktorture };
+							 &workload_schbench, &workload_locktorture, &workload_trace };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 _Static_assert(NTYPES <= WORKLOAD_MAX_TYPES, "raise WORKLOAD_MAX_TYPES");
 

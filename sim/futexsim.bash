@@ -7,7 +7,8 @@
 # --set keys machine=, kernel= and workload.type= with their names; --machine,
 # --kernel and --scenario with theirs; an option's values its --help lists as
 # OPT a|b|c; result files (*.h5) for show, compare, explain and c2c; measurements
-# files (*.yaml) for fit; list's kinds (from its usage line); bench futex's suites.
+# files (*.yaml) for fit; list's kinds (from its usage line); bench futex's suites;
+# record's tracers, then the program (a command) after --.
 
 _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
@@ -57,7 +58,7 @@ _futexsim() {
 			COMPREPLY=("${COMPREPLY[@]#"${cur%=*}="}")
 		fi
 		return ;;
-	-o | --out | --config-dir)
+	-o | --out | --output | --config-dir | --keep-raw)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--machine) COMPREPLY=($(compgen -W "$(_futexsim_names machines)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur"))
@@ -66,6 +67,9 @@ _futexsim() {
 		return ;;
 	--scenario) COMPREPLY=($(compgen -W "$(_futexsim_names scenarios)" -- "$cur") $(compgen -f -X '!*.y*ml' -- "$cur"))
 		return ;;
+	--tracer)
+		COMPREPLY=($(compgen -W "auto strace perf" -- "$cur"))
+		return ;;
 	-*)
 		opts=$(_futexsim_values "$cmd" "$prev")
 		if [ -n "$opts" ]; then
@@ -73,6 +77,11 @@ _futexsim() {
 			return
 		fi ;;
 	esac
+	if [ "$cmd" = record ] && [[ " ${COMP_WORDS[*]:2:COMP_CWORD-2} " == *" -- "* ]]; then
+		# the program recorded and its arguments
+		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
+		return
+	fi
 	if [[ "$cur" == -* ]]; then
 		words=("$cmd")
 		if [ "$cmd" = bench ]; then # a suite's own options: its -h (perf's usage)
@@ -97,7 +106,7 @@ _futexsim() {
 		elif ! [[ " ${COMP_WORDS[*]:2:COMP_CWORD-2} " == *" futex "* ]]; then
 			COMPREPLY=($(compgen -W "futex" -- "$cur"))
 		fi ;;
-	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe bench fit" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "run show compare explain c2c list probe record bench fit" -- "$cur")) ;;
 	esac
 }
 complete -F _futexsim futexsim

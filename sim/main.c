@@ -59,6 +59,9 @@ static const char usage_main[] =
 	"                                refcounts or spinlocks a scenario can name, a line each\n"
 	"  probe -o FILE.yaml [OPTIONS]  model this machine: read its topology, measure its costs,\n"
 	"                                write a machine file (docs/probe.md)\n"
+	"  record -o TRACE -- PROGRAM ...\n"
+	"                                record a program's futex calls (strace or perf) as a\n"
+	"                                trace that workload.type: trace replays (docs/trace.md)\n"
 	"  bench [-r N] futex SUITE ...  perf bench futex (hash, wake, wake-parallel, requeue,\n"
 	"                                lock-pi), simulated: perf's options\n"
 	"                                (-t -f -b -S -s -r -m) and its output, line for line\n"
@@ -110,6 +113,7 @@ int main(int argc, char **argv)
 				    : !strcmp(argv[2], "explain") ? usage_explain
 				    : !strcmp(argv[2], "c2c")   ? usage_c2c
 				    : !strcmp(argv[2], "probe") ? usage_probe
+				    : !strcmp(argv[2], "record") ? usage_record
 				    : !strcmp(argv[2], "list")  ? usage_list
 				    : !strcmp(argv[2], "bench") ? perfbench_usage
 				    : !strcmp(argv[2], "fit")   ? fit_usage
@@ -117,7 +121,7 @@ int main(int argc, char **argv)
 
 		if (!usage || argc > 3) {
 			if (!usage)
-				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, c2c, list, probe, bench, fit)\n", argv[2]);
+				fprintf(stderr, "futexsim help: unknown command '%s' (commands: run, show, compare, explain, c2c, list, probe, record, bench, fit)\n", argv[2]);
 			else
 				fprintf(stderr, "futexsim help: one command at a time\n");
 			return FS_ERR_USAGE;
@@ -140,6 +144,8 @@ int main(int argc, char **argv)
 		return cmd_c2c(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc, argv);
+	if (!strcmp(cmd, "record"))
+		return cmd_record(argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc, argv);
 	if (!strcmp(cmd, "fit"))

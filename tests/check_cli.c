@@ -89,7 +89,7 @@ END_TEST
 START_TEST(test_list)
 {
 	static const char *const lists[][3] = {
-		{ "workloads", "hash-bench", "^(hash-bench|mutex|condvar|wake|wake-parallel|requeue|lock-pi|schbench|locktorture) +[^ ].*$" },
+		{ "workloads", "hash-bench", "^(hash-bench|mutex|condvar|wake|wake-parallel|requeue|lock-pi|schbench|locktorture|trace) +[^ ].*$" },
 		{ "hashes", "jhash2", "^[a-z0-9_]+ +[^ ].*$" },
 		{ "refcounts", "rcuref", "^[a-z0-9.-]+ +[^ ].*$" },
 		{ "spinlocks", "qspinlock", "^(qspinlock|cna) +[^ ].*$" },

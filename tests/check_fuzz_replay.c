@@ -8,7 +8,9 @@
  * look at one input under a debugger or a sanitizer).
  *
  * The target is compiled into this file (rather than linked) so that the
- * generic test rule of the Makefile builds it like any other test.
+ * generic test rule of the Makefile builds it like any other test. Another target's
+ * replay includes this file with FUZZ_TARGET, FUZZ_DIRS and FUZZ_MIN_INPUTS set
+ * (tests/check_fuzz_trace.c).
  */
 #include <check.h>
 #include <dirent.h>
@@ -16,11 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/fuzz/fuzz_scenario.c"
+#ifndef FUZZ_TARGET
+#define FUZZ_TARGET "tests/fuzz/fuzz_scenario.c"
+#define FUZZ_DIRS "tests/fuzz/corpus", "tests/fuzz/crashes"
+#define FUZZ_MIN_INPUTS 20
+#endif
+#include FUZZ_TARGET
 #include "tests/testutil.h"
 
 #define MAX_INPUTS 4096
-static const char *const dirs[] = { "tests/fuzz/corpus", "tests/fuzz/crashes" };
+static const char *const dirs[] = { FUZZ_DIRS };
 
 static int replay_file(const char *path)
 {
@@ -98,7 +105,7 @@ START_TEST(test_corpus_present)
 	char *paths[MAX_INPUTS];
 	size_t n = list_inputs(paths);
 
-	ck_assert_msg(n >= 20, "only %zu inputs in tests/fuzz/corpus and crashes", n);
+	ck_assert_msg(n >= FUZZ_MIN_INPUTS, "only %zu inputs in %s and its crashes", n, dirs[0]);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 }

@@ -123,7 +123,7 @@ check "list kernels --config-dir" \
 # man pages, one per command, rendered by man -l (help2man builds them at install)
 if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
 	for page in futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-c2c futexsim-list \
-		futexsim-probe futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims; do
+		futexsim-probe futexsim-record futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims; do
 		check "man -l renders $page(1), with SEE ALSO" \
 			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null >'$tmp/man' && grep -q 'usage' '$tmp/man' && grep -q '^SEE ALSO' '$tmp/man' && grep -q 'futexsim-run(1)' '$tmp/man'"
 	done

@@ -60,8 +60,8 @@ PROGRAM_ORDER = [
     ("estimate", ["estimate"]),
     ("run", ["sim"]),
     ("results", ["results"]),
-    ("views and files", ["views/", "h5common", "h5out", "h5read", "compare"]),
-    ("commands", ["perfbench", "fit", "probe/", "cmd/", "main"]),
+    ("views and files", ["views/", "h5common", "h5out", "h5read", "compare", "tracesum"]),
+    ("commands", ["perfbench", "fit", "record", "probe/", "cmd/", "main"]),
 ]
 
 # The program's headers a view may include (besides sim/views/ and every header of the

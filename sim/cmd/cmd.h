@@ -9,7 +9,7 @@
 #include <signal.h>
 
 extern const char usage_run[], usage_show[], usage_explain[], usage_c2c[], usage_compare[], usage_list[],
-	usage_probe[];
+	usage_probe[], usage_record[];
 
 /* `interrupt` is the flag the signal handlers set: the run then stops, writes what it
  * has (marked incomplete) and returns 130. */
@@ -20,5 +20,6 @@ int cmd_c2c(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

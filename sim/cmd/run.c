@@ -16,6 +16,7 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/views/text.h"
+#include "sim/tracesum.h"
 
 const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
@@ -33,7 +34,9 @@ const char usage_run[] =
 	"(condvar), a thread back from its wait (wake, wake-parallel, requeue: perf's lines\n"
 	"per run and its summary line replace the Averaged line), a PI lock/unlock pair\n"
 	"(lock-pi), a request (schbench: its latency percentiles and average rps instead\n"
-	"of the Averaged line). The header is printed before the run, the figures after it; standard\n"
+	"of the Averaged line), a replayed futex call (trace: its calls by kind instead of\n"
+	"the Averaged line, and last the line 'trace: N calls replayed of M recorded; ...',\n"
+	"docs/trace.md). The header is printed before the run, the figures after it; standard\n"
 	"output is line-buffered and the same, byte for byte, for the same scenario and seed.\n"
 	"Standard error gets the simulation speed ('  wall time W s for O simulated ops and\n"
 	"E events: ...'), where the results went, the progress, and errors.\n"
@@ -91,7 +94,8 @@ const char usage_run[] =
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
-	"mutex, condvar, wake, wake-parallel, requeue, lock-pi or schbench), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
+	"mutex, condvar, wake, wake-parallel, requeue, lock-pi, schbench, locktorture or\n"
+	"trace), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
 	"output {per_thread, hottest_lines, interval}.\n"
 	"See docs/scenario.md.\n";
 
@@ -413,8 +417,10 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	/* the file first: the summary is printed even when writing it failed */
 	if (writing && h5out_finish(&out, &sc, &res, &write_err) < 0)
 		writing = 0;
-	if (!a.quiet)
+	if (!a.quiet) {
 		results_print_figures(&res, a.per_thread || sc.per_thread, stdout);
+		tracesum_print(&res, stdout); /* a replayed trace's last line */
+	}
 	if (fflush(stdout) != 0) {
 		fs_fail(&err, FS_ERR_OUTPUT, "cannot write the summary to standard output");
 		status = FS_ERR_OUTPUT;
