@@ -543,6 +543,30 @@ void probe_perf_find(struct probe_perf *p)
 	free(help);
 }
 
+int probe_perf_figure(const char *cmd, const char *unit, double *v, char *why, size_t why_size)
+{
+	char line[200], *text, *found, *start, *end;
+	int status = -1;
+
+	text = capture(cmd, &status);
+	if (!text) {
+		snprintf(why, why_size, "cannot run %.200s: %.80s", cmd, strerror(errno));
+		return -1;
+	}
+	found = strstr(text, unit);
+	for (start = found; start && start > text && start[-1] != '\n'; start--)
+		;
+	if (status != 0 || !start || (*v = strtod(start, &end), end == start) || !(*v >= 0)) {
+		first_line(line, sizeof(line), text);
+		snprintf(why, why_size, "%.200s %s: %s", cmd, status != 0 ? "failed" : "printed no figure",
+			 line[0] ? line : "no output");
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
 int probe_perf_run(struct probe_perf *p, uint32_t threads, bool shared, int32_t buckets, double *averaged,
 		   double *stderr_pct, char *why, size_t why_size)
 {

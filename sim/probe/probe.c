@@ -3,6 +3,7 @@
  * the measurements, every constant with its source comment, checked by loading it
  * as the config loader does and written atomically. docs/probe.md. */
 #include "sim/probe/probe.h"
+#include "sim/probe/measure.h"
 #include "sim/fit.h"
 
 #include <errno.h>
@@ -31,9 +32,7 @@
 /* ---- rendering -------------------------------------------------------------------- */
 
 /* A line `INDENT key: value` padded to the comment column, then `# comment`. */
-static void line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
+void probe_yaml_line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
 {
 	va_list ap;
 	int n = fprintf(f, "%s%s:%s%s", indent, key, value[0] ? " " : "", value);
@@ -91,7 +90,7 @@ static void cost_line(FILE *f, const char *key, const struct probe_value *v, boo
 
 	value_comment(c, sizeof(c), v, ratio, stamp);
 	warning_line(f, "  ", key, v);
-	line(f, "  ", key, v->value, "%s", c);
+	probe_yaml_line(f, "  ", key, v->value, "%s", c);
 }
 
 /* transfer_remote / memory_remote: one cost, or a map by distance. */
@@ -134,7 +133,7 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 		snprintf(value + vl, sizeof(value) - vl, "}");
 	if (cl < sizeof(comment))
 		snprintf(comment + cl, sizeof(comment) - cl, "; %s", stamp);
-	line(f, "  ", key, value, "%s", comment[0] == ' ' ? comment + 1 : comment);
+	probe_yaml_line(f, "  ", key, value, "%s", comment[0] == ' ' ? comment + 1 : comment);
 }
 
 /* One entry of the uncertainty block: a measured value's spread over its trials,
@@ -149,7 +148,7 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
+	probe_yaml_line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
 	     v->percentiles ? "p10-p90" : "min-max", v->n, v->low_tail ? "rounds" : "trials");
 }
 
@@ -166,10 +165,10 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	range_line(f, "transfer_node", &r->transfer_node, false);
 	range_line(f, "memory_local", &r->memory_local, false);
 	range_line(f, "smt_slowdown", &r->smt_slowdown, true);
-	line(f, "    ", "call_return", "[0ns, 10ns]",
+	probe_yaml_line(f, "    ", "call_return", "[0ns, 10ns]",
 	     "[A] none to a mispredicted return (about 20-40 cycles) on every call and return: the range of a return "
 	     "thunk or retpoline, for which no per-call figure is published (docs/sources.md: srso-doc)");
-	line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
+	probe_yaml_line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
 
@@ -203,11 +202,11 @@ static void mitigations(FILE *f, const struct probe_topology *t)
 		fprintf(f, "mitigations:               # [M] read from %s/sys/devices/system/cpu/vulnerabilities (--root)\n",
 			t->root);
 	raw_texts(raw, sizeof(raw), t, pti, 1);
-	line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
+	probe_yaml_line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
 	raw_texts(raw, sizeof(raw), t, v2, 1);
-	line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
+	probe_yaml_line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
 	raw_texts(raw, sizeof(raw), t, ret, 2);
-	line(f, "  ", "return_thunk",
+	probe_yaml_line(f, "  ", "return_thunk",
 	     probe_mitigation_return_thunk(probe_vuln_text(t, "retbleed"), probe_vuln_text(t, "spec_rstack_overflow")),
 	     "[M] %s", raw);
 }
@@ -266,54 +265,54 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	fprintf(f, "topology:\n");
 	snprintf(v, sizeof(v), "%" PRIu32, t->nodes);
 	if (t->node_dirs)
-		line(f, "  ", "nodes", v, "[M] read by futexsim probe: NUMA nodes with online CPUs in %s/devices/system/node; %s",
+		probe_yaml_line(f, "  ", "nodes", v, "[M] read by futexsim probe: NUMA nodes with online CPUs in %s/devices/system/node; %s",
 		     "/sys", read_stamp);
 	else
-		line(f, "  ", "nodes", v, "[M] read by futexsim probe: no NUMA node directories in /sys/devices/system/node "
+		probe_yaml_line(f, "  ", "nodes", v, "[M] read by futexsim probe: no NUMA node directories in /sys/devices/system/node "
 					  "(a kernel without NUMA): one node; %s",
 		     read_stamp);
 	snprintf(v, sizeof(v), "%" PRIu32, t->cores_per_node);
-	line(f, "  ", "cores_per_node", v,
+	probe_yaml_line(f, "  ", "cores_per_node", v,
 	     "[M] read by futexsim probe: distinct thread sibling lists of the online CPUs, per node; %s", read_stamp);
 	snprintf(v, sizeof(v), "%" PRIu32, t->threads_per_core);
 	if (t->siblings_known)
-		line(f, "  ", "threads_per_core", v,
+		probe_yaml_line(f, "  ", "threads_per_core", v,
 		     "[M] read by futexsim probe: online CPUs per topology/thread_siblings_list; %s", read_stamp);
 	else
-		line(f, "  ", "threads_per_core", v,
+		probe_yaml_line(f, "  ", "threads_per_core", v,
 		     "[A] sysfs has no topology/thread_siblings_list for every CPU: each CPU taken as a core; %s",
 		     read_stamp);
 	if (t->threads_per_core == 1)
-		line(f, "  ", "numbering", "cores-first",
+		probe_yaml_line(f, "  ", "numbering", "cores-first",
 		     "[D] one thread per core: both numberings are the same; CPUs ordered node by node (checked)");
 	else if (t->numbering == NUMBERING_CORES_FIRST)
-		line(f, "  ", "numbering", "cores-first",
+		probe_yaml_line(f, "  ", "numbering", "cores-first",
 		     "[D] from the sibling lists: CPU %" PRIu32 "'s sibling is CPU %" PRIu32
 		     ", every core first, then their siblings, node by node (checked for every CPU)",
 		     t->cpus[0].linux_id, t->cpus[t->ncores].linux_id);
 	else
-		line(f, "  ", "numbering", "smt-adjacent",
+		probe_yaml_line(f, "  ", "numbering", "smt-adjacent",
 		     "[D] from the sibling lists: CPU %" PRIu32 "'s sibling is CPU %" PRIu32
 		     ", siblings consecutive, cores node by node (checked for every CPU)",
 		     t->cpus[0].linux_id, t->cpus[1].linux_id);
 	if (t->clusters) {
 		snprintf(v, sizeof(v), "%" PRIu32, t->cores_per_cluster);
-		line(f, "  ", "cores_per_cluster", v,
+		probe_yaml_line(f, "  ", "cores_per_cluster", v,
 		     "[D] from cache/index*/shared_cpu_list: cores sharing a level-%" PRIu32 " cache of %" PRIu64 " KiB",
 		     t->llc_level, t->llc_bytes >> 10);
 	}
 	snprintf(freq, sizeof(freq), "%" PRIu64 "kHz", t->freq_khz);
 	if (t->freq_assumed)
-		line(f, "", "frequency", freq, "[A] %s; it converts the costs given in cycles (line_hold here, the kernel "
+		probe_yaml_line(f, "", "frequency", freq, "[A] %s; it converts the costs given in cycles (line_hold here, the kernel "
 					       "designs' costs)",
 		     t->freq_source);
 	else
-		line(f, "", "frequency", freq,
+		probe_yaml_line(f, "", "frequency", freq,
 		     "[M] read by futexsim probe: %s; it converts the costs given in cycles (line_hold here, the kernel "
 		     "designs' costs); %s",
 		     t->freq_source, read_stamp);
 	if (t->nodes > 1) {
-		line(f, "", "distance", "", "[M] read by futexsim probe: node*/distance (ACPI SLIT) of the nodes above; %s",
+		probe_yaml_line(f, "", "distance", "", "[M] read by futexsim probe: node*/distance (ACPI SLIT) of the nodes above; %s",
 		     read_stamp);
 		for (uint32_t a = 0; a < t->nodes; a++) {
 			fprintf(f, "  - [");
@@ -337,14 +336,15 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	if (t->nodes > 1)
 		distance_cost_line(f, "memory_remote", r, r->memory_remote, stamp);
 	cost_line(f, "syscall", &r->syscall, false, stamp);
-	line(f, "  ", "call_return", "0ns",
+	probe_yaml_line(f, "  ", "call_return", "0ns",
 	     "[A] not measured here: what each call and return of the futex path pays under this kernel's "
 	     "mitigations (a getppid loop makes few of them); futexsim probe --check fits it to this machine's own "
 	     "futex loop (its anchored table)");
-	line(f, "  ", "line_hold", "10 cycles",
+	probe_yaml_line(f, "  ", "line_hold", "10 cycles",
 	     "[A] not measurable by futexsim probe: how long a core that just received a contended line keeps it "
 	     "before a queued request takes it; 10 cycles, as the shipped presets assume");
 	cost_line(f, "smt_slowdown", &r->smt_slowdown, true, stamp);
+	probe_sched_render(f, t, r);
 	uncertainty(f, t, r);
 	if (fclose(f) != 0 || !text) {
 		free(text);

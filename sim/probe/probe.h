@@ -37,6 +37,50 @@
 #define PROBE_VULN_LEN 256 /* "name: text" of one cpu/vulnerabilities file */
 #define PROBE_MAX_DISTANCES 16 /* distinct SLIT distances between nodes */
 
+struct probe_topology;
+
+/* One cpuidle state of a CPU (sysfs cpuN/cpuidle/stateK), as the idle driver
+ * tabulates it. */
+#define PROBE_MAX_IDLE MACHINE_MAX_IDLE_STATES
+struct probe_idle_state {
+	uint32_t index;         /* K of stateK */
+	char name[IDLE_STATE_NAME_MAX]; /* stateK/name ("POLL", "C1E", "haltpoll idle") */
+	char desc[96];          /* stateK/desc ("MWAIT 0x01", "ACPI HLT") */
+	long latency_us;        /* stateK/latency: the exit latency */
+	long residency_us;      /* stateK/residency: the target residency */
+	bool disabled;          /* stateK/disable is 1: the governor never picks it */
+	bool polls;             /* a CPU resting in it watches its need-resched flag (probe_idle_polls) */
+	char why[200];          /* why it polls or not, for the comment */
+};
+
+/* The idle states of the first online CPU and who picks among them. */
+struct probe_idle {
+	bool present;           /* cpuN/cpuidle has readable states */
+	uint32_t cpu;           /* the Linux CPU read */
+	char driver[64];        /* cpu/cpuidle/current_driver ("" unknown) */
+	char governor[64];      /* cpu/cpuidle/current_governor_ro, else current_governor */
+	uint32_t n;             /* states read, in sysfs order (shallowest first) */
+	struct probe_idle_state s[PROBE_MAX_IDLE];
+};
+
+/* Whether a CPU resting in this state polls TIF_POLLING_NRFLAG, so that a remote
+ * wake-up needs no reschedule IPI (docs/probe.md): the POLL state; every state of
+ * intel_idle and any state entered by MWAIT ("MWAIT" or "FFH" in its description:
+ * mwait_idle_with_hints monitors the thread flags); not HLT (haltpoll's and
+ * acpi_idle's "ACPI HLT"), an I/O-port C-state ("ACPI IOPORT") or a state not known
+ * to poll (an IPI assumed). `why` says which rule decided. */
+bool probe_idle_polls(const char *driver, const char *name, const char *desc, char *why, size_t size);
+/* The usage counters (stateK/usage: entries so far) of Linux CPU `cpu`'s states in
+ * t->idle's order into usage[0..t->idle.n). -1 when one cannot be read. */
+int probe_idle_usage(const struct probe_topology *t, uint32_t cpu, uint64_t *usage);
+/* The state entered most often by the change of two usage snapshots (after - before,
+ * summed over `ncpus` CPUs, each `n` counters); -1 when none was entered. */
+int probe_idle_dominant(const uint64_t *before, const uint64_t *after, uint32_t ncpus, uint32_t n);
+
+/* The idle states on one line ("idle states of CPU 0 (cpuidle driver ..., governor
+ * ...): POLL 0/0 us (polls), ..."), exit latency / target residency each. */
+void probe_idle_print(const struct probe_topology *t, const char *prefix, FILE *f);
+
 /* One online CPU; cpus[i] is model CPU i. */
 struct probe_cpu {
 	uint32_t linux_id;  /* Linux CPU number */
@@ -77,6 +121,8 @@ struct probe_topology {
 	/* "name: text" of each file of cpu/vulnerabilities, sorted by name */
 	uint32_t nvulns;
 	char vulns[PROBE_MAX_VULNS][PROBE_VULN_LEN];
+
+	struct probe_idle idle;     /* the first online CPU's cpuidle states */
 
 	/* facts worth saying in the file and on the terminal (CPU-less nodes skipped,
 	 * offline CPUs renumbered, ...) */
@@ -199,6 +245,62 @@ struct probe_series {
  * (`warning` names it). `how` is not touched. -1 when out of memory. */
 int probe_value_combine(const struct probe_series *s, uint32_t n, struct probe_value *v);
 
+/* A value derived by arithmetic from measured ones (sim/probe/sched.c): written as
+ * `value` with label 'M' (every input measured on this machine) or, when it could
+ * not be derived, a fallback with label 'A'; `how` is its comment after the label,
+ * `warning` the inputs' instability ("" when none). */
+struct probe_derived {
+	bool derived;
+	double ns;
+	char label;
+	char value[32];
+	char how[1400];
+	char warning[1000];
+};
+
+/* Sleeping and waking (sim/probe/sched.c, docs/probe.md "Sleeping and waking"):
+ * what probe_measure_sched measures, one way unless said, in ns. */
+struct probe_sched {
+	struct probe_value futex_wake;  /* FUTEX_WAKE that finds no waiter, on CPU cpu_a */
+	struct probe_value futex_wait;  /* FUTEX_WAIT that returns EAGAIN (the word differs) */
+	struct probe_value handoff;     /* a futex ping-pong of two threads on CPU cpu_a: round trip / 2 */
+	struct probe_value wake_spin;   /* the same across cpu_a-cpu_b, each waiter spinning first: no sleep */
+	struct probe_value wake_idle;   /* across, each waiter sleeping at once: the target CPU idle */
+	struct probe_value wake_poll;   /* the same with /dev/cpu_dma_latency held at 0: the target polls */
+	struct probe_value pipe_same, pipe_cross; /* a pipe ping-pong's round trip (perf bench sched pipe's op) */
+	double perf_pipe_us;            /* `perf bench sched pipe`'s usecs/op; NAN not run */
+	char perf_pipe_why[320];        /* why not, or its command */
+	uint32_t cpu_a, cpu_b;          /* Linux CPUs */
+	bool cross;                     /* the machine has a second CPU: the cross-CPU values */
+	int idle_state, poll_state;     /* index in probe_topology.idle.s of the state the two CPUs entered
+					   most during wake_idle, wake_poll; -1 unknown */
+	double slept_idle, slept_poll, slept_spin, slept_same; /* share of the waits that slept (NAN unknown) */
+	char poll_why[200];             /* why wake_poll was not measured ("" when it was) */
+	struct probe_derived context_switch, wake_to_run, ipi;
+};
+
+/* The sched block's three costs from s's measured values and the idle states
+ * (docs/probe.md gives the arithmetic):
+ *   context_switch = handoff - futex_wake - futex_wait;
+ *   with wake_poll's target in a polling state and wake_idle's in one that does not:
+ *     wake_to_run = wake_poll - wake_spin - exit latency (poll state),
+ *     ipi = wake_idle - wake_poll - (exit latency (idle state) - exit latency (poll state));
+ *   otherwise ipi is not separable (0, said why) and wake_to_run = wake_idle - wake_spin -
+ *   exit latency (idle state), the IPI included when one was sent.
+ * Negative results (noise) are written as 0, above 1 ms as 1 ms, saying so; what
+ * was not measured falls back to the schema's defaults [A]. `stamp` ends each
+ * measured comment (date, CPU, kernel). */
+void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp);
+
+struct probe_results;
+/* The sched: block of the machine file (after costs:), every value with its source. */
+void probe_sched_render(FILE *f, const struct probe_topology *t, const struct probe_results *r);
+/* The sched measurements and the values written, for the terminal. */
+void probe_sched_print(const struct probe_topology *t, const struct probe_results *r, FILE *f);
+/* `perf bench sched pipe -l 20000`'s usecs/op into s->perf_pipe_us (NAN, with the
+ * reason in perf_pipe_why, when perf is missing or fails). */
+void probe_sched_perf_pipe(struct probe_sched *s);
+
 struct probe_results {
 	struct probe_value syscall, line_hit, atomic_hit;
 	struct probe_value transfer_smt, transfer_cluster, transfer_node;
@@ -208,6 +310,7 @@ struct probe_results {
 	struct probe_value memory_local;
 	struct probe_value memory_remote[PROBE_MAX_DISTANCES];
 	struct probe_value smt_slowdown;
+	struct probe_sched sched;
 	char date[32];       /* UTC YYYY-MM-DD */
 	char when[32];       /* UTC YYYY-MM-DDTHH:MM:SSZ */
 	double seconds;      /* wall time of the measurements */
@@ -395,6 +498,10 @@ void probe_perf_find(struct probe_perf *p);
  * ran; 1 not run or failed, `why` says why (a failure without -b marks perf unusable). */
 int probe_perf_run(struct probe_perf *p, uint32_t threads, bool shared, int32_t buckets, double *averaged,
 		   double *stderr_pct, char *why, size_t why_size);
+/* `cmd` through the shell; the number that starts the first line of its output
+ * holding `unit` ("usecs/op": "11.8 usecs/op") into *v. 0; -1 with `why` set
+ * when it failed or printed no such line. */
+int probe_perf_figure(const char *cmd, const char *unit, double *v, char *why, size_t why_size);
 /* The last "Averaged N operations/sec (+- X%), total secs = T" line of perf's output:
  * 0 with N (and X, T when given: else NAN), -1 when there is none. */
 int probe_perf_parse(const char *text, double *averaged, double *stderr_pct, double *secs);
