@@ -23,6 +23,7 @@
 #ifndef FUTEXSIM_PROBE_H
 #define FUTEXSIM_PROBE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -417,6 +418,8 @@ void probe_cpulist(const uint32_t *cpus, uint32_t n, char *out, size_t size);
 /* A row of the table; NAN where there is no value. */
 struct probe_check_row {
 	char scenario[PROBE_CHECK_SCENARIO_LEN];
+	char suite[16];         /* "hash", or a blocking row's: "wake", "wake-parallel", "requeue", "lock-pi", "schbench" */
+	char unit[16];          /* of real, perf and sim: "ops/s", "ms" (perf's time of a run), "requests/s" */
 	uint32_t threads;
 	bool shared;
 	int32_t buckets;        /* PROBE_BUCKETS_AUTO ("auto" in the CSV), 0, or N */
@@ -432,15 +435,18 @@ struct probe_check_row {
 struct probe_check_table {
 	struct probe_check_row *rows;
 	uint32_t n;
-	double median_abs_error; /* median of |error_pct| over the rows that have one; NAN none */
+	double median_abs_error; /* median of |error_pct| over the hash rows that have one; NAN none */
+	double blocking_median, blocking_max; /* of |error_pct| over the blocking rows; NAN none */
 };
 
-/* The median |error| over t's rows (stored in t->median_abs_error too). */
+/* The median |error| over t's hash rows (stored in t->median_abs_error too), and
+ * the median and max over its blocking rows (t->blocking_median, blocking_max). */
 double probe_check_median_abs_error(struct probe_check_table *t);
 /* The table for the terminal, the median |error| last. */
 void probe_check_print(const struct probe_check_table *t, FILE *f);
-/* The table as CSV (RFC 4180): a header line, a line per row, then a last line
- * "median |error|" with only error_pct. malloc'd; NULL when out of memory. */
+/* The table as CSV (RFC 4180): a header line, a line per row, then the lines
+ * "median |error|" (the hash rows), "blocking median |error|" and "blocking max
+ * |error|" with only error_pct. malloc'd; NULL when out of memory. */
 char *probe_check_csv(const struct probe_check_table *t);
 /* Writes it to `path` atomically (a temporary file beside it, renamed into place). */
 int probe_check_csv_write(const char *path, const struct probe_check_table *t, struct fs_error *e);
@@ -505,5 +511,65 @@ int probe_perf_figure(const char *cmd, const char *unit, double *v, char *why, s
 /* The last "Averaged N operations/sec (+- X%), total secs = T" line of perf's output:
  * 0 with N (and X, T when given: else NAN), -1 when there is none. */
 int probe_perf_parse(const char *text, double *averaged, double *stderr_pct, double *secs);
+
+/* ---- --check's blocking rows (docs/probe.md, "The blocking rows") ----
+ *
+ * perf's blocking suites, run by perf itself when it has the suite and its options,
+ * and futexsim's own copy of schbench -L's loop (sim/probe/blocking.c), each beside
+ * the same workload simulated on the machine file. */
+
+struct probe_block_scenario {
+	char name[PROBE_CHECK_SCENARIO_LEN]; /* "wake -t 2", "schbench -m 1 -t 2" */
+	char suite[16];
+	char unit[16];          /* "ms", "ops/s", "requests/s" */
+	uint32_t threads;       /* perf -t, or schbench's m x (t + 1) */
+	char real[160];         /* perf's command line as typed ("" for schbench) */
+	char sim[160];          /* the same for futexsim's parser (lock-pi's -r in simulated seconds) */
+	uint32_t m, t;          /* schbench -m, -t */
+};
+/* The blocking rows for topology t (N = online CPUs, at most 8): wake -t N, wake -t
+ * 4N, wake-parallel -t 2N -w N, requeue -t 2N, lock-pi -t N (and -M), schbench -m 1
+ * -t N and -m N -t 2N (N = 2: -m 1 -t 2, -m 2 -t 4). malloc'd. */
+int probe_block_scenarios(const struct probe_topology *t, struct probe_block_scenario **out, uint32_t *n,
+			  struct fs_error *e);
+
+/* schbench -L's protocol on a word used as a binary semaphore (blocking.c):
+ * post = CAS 0 -> 1, then FUTEX_WAKE(1) only if it succeeded (true; `calls`
+ * counted); try_wait = CAS 1 -> 0; wait = try_wait, else FUTEX_WAIT(w, 0) (with a
+ * timeout) and again, 1 when `stop` was seen set instead. A worker's node goes on
+ * its message thread's list with push (a CAS of the head); take empties the list
+ * with one exchange, most recent first. */
+struct probe_sb_node {
+	_Atomic uint32_t word;
+	struct probe_sb_node *next;
+};
+bool probe_sb_post(_Atomic uint32_t *w, uint64_t *calls);
+bool probe_sb_try_wait(_Atomic uint32_t *w);
+int probe_sb_wait(_Atomic uint32_t *w, _Atomic int *stop, uint64_t *calls);
+void probe_sb_push(struct probe_sb_node *_Atomic *head, struct probe_sb_node *n);
+struct probe_sb_node *probe_sb_take(struct probe_sb_node *_Atomic *head);
+
+/* One run of the loop in a child process: m message threads with t workers each,
+ * thread k on Linux CPU cpus[k mod ncpus], counted for `seconds` after 0.1 s. */
+struct probe_schbench_run {
+	uint32_t m, t;
+	const uint32_t *cpus;
+	uint32_t ncpus;
+	double seconds;
+};
+struct probe_schbench_result {
+	uint64_t requests, futex_calls;
+	double seconds;         /* counted */
+	double rps;             /* requests / seconds, as schbench's average rps */
+	double p50_us, p99_us;  /* the workers' wake-up latency (from their message thread's pass) */
+};
+int probe_schbench_run(const struct probe_schbench_run *r, struct probe_schbench_result *out, struct fs_error *e);
+
+/* Whether perf's `perf bench futex SUITE -h` lists every option of `line` (perf's
+ * command line as typed); else why not. */
+bool probe_perf_has(const struct probe_perf *p, const char *line, char *why, size_t size);
+/* `line` run by this perf (its "perf" replaced by the path): its whole output into
+ * *text (malloc'd). 0 ran; -1 failed, `why` says why (perf's first line). */
+int probe_perf_line(const struct probe_perf *p, const char *line, char **text, char *why, size_t size);
 
 #endif

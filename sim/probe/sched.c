@@ -508,14 +508,17 @@ static void dfmt(char *buf, size_t size, double ns)
 		snprintf(buf, size, "%.1fns", ns);
 }
 
-/* "L (median M, N rounds)" of a measured value. */
-static void brief(char *buf, size_t size, const struct probe_value *v)
+/* "L (median M, N rounds)" of a measured value, with the share of its waits that
+ * slept when known (`slept` not NAN). */
+static void brief(char *buf, size_t size, const struct probe_value *v, double slept)
 {
-	char l[32], m[32];
+	char l[32], m[32], sl[48] = "";
 
 	dfmt(l, sizeof(l), v->estimate);
 	dfmt(m, sizeof(m), v->median);
-	snprintf(buf, size, "%s (median %s, %" PRIu32 " rounds%s)", l, m, v->n, v->unstable ? ", unstable" : "");
+	if (!isnan(slept))
+		snprintf(sl, sizeof(sl), ", the waiter slept in %.0f%% of its waits", 100 * slept);
+	snprintf(buf, size, "%s (median %s, %" PRIu32 " rounds%s%s)", l, m, v->n, v->unstable ? ", unstable" : "", sl);
 }
 
 static void add_warning(struct probe_derived *d, const char *what, const struct probe_value *v)
@@ -571,7 +574,7 @@ static double exit_ns(const struct probe_idle *idle, int k)
 
 void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
 {
-	char h[160], w[160], a[160], sp[160], id[160], po[160], how[1200];
+	char h[200], w[200], a[200], sp[200], id[200], po[200], how[1200];
 	const int i = s->idle_state, p = s->poll_state;
 	const bool idle_polls = i >= 0 && idle->s[i].polls, poll_polls = p >= 0 && idle->s[p].polls;
 
@@ -584,9 +587,9 @@ void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, co
 		double x = s->handoff.estimate - s->futex_wake.estimate - s->futex_wait.estimate;
 		char r[32];
 
-		brief(h, sizeof(h), &s->handoff);
-		brief(w, sizeof(w), &s->futex_wake);
-		brief(a, sizeof(a), &s->futex_wait);
+		brief(h, sizeof(h), &s->handoff, s->slept_same);
+		brief(w, sizeof(w), &s->futex_wake, NAN);
+		brief(a, sizeof(a), &s->futex_wait, NAN);
 		dfmt(r, sizeof(r), x);
 		snprintf(how, sizeof(how),
 			 "a futex ping-pong of two threads on CPU %" PRIu32 ", %s a hand-off (a FUTEX_WAKE, a FUTEX_WAIT "
@@ -610,10 +613,10 @@ void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, co
 			 s->cross ? "the cross-CPU ping-pong did not run" : "one CPU: no cross-CPU wake-up to time");
 		return;
 	}
-	brief(sp, sizeof(sp), &s->wake_spin);
-	brief(id, sizeof(id), &s->wake_idle);
+	brief(sp, sizeof(sp), &s->wake_spin, s->slept_spin);
+	brief(id, sizeof(id), &s->wake_idle, s->slept_idle);
 	if (s->wake_poll.measured)
-		brief(po, sizeof(po), &s->wake_poll);
+		brief(po, sizeof(po), &s->wake_poll, s->slept_poll);
 	if (s->wake_poll.measured && poll_polls && i >= 0 && !idle_polls) {
 		/* separable: a polling target needs no IPI, the idle one did */
 		double wtr = s->wake_poll.estimate - s->wake_spin.estimate - exit_ns(idle, p);
