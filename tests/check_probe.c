@@ -1523,9 +1523,10 @@ static int run_without_futex_hash(const char *command, char **output)
 #endif
 }
 
-/* A short real check (no perf), once as it is and once on a kernel without
- * PR_FUTEX_HASH: a table with every scenario, the hash sizes skipped with the
- * reason in the second. Skipped (loudly) where pinning is refused. */
+/* A short real check (no perf: futexsim's own loops of perf's blocking suites),
+ * once as it is and once (hash rows only) on a kernel without PR_FUTEX_HASH: a
+ * table with every scenario, the hash sizes skipped with the reason in the second.
+ * Skipped (loudly) where pinning is refused. */
 START_TEST(check_runs_on_this_machine)
 {
 	char dir[64], machine[128], csv[128], anchored[160], cmd[512], *out;
@@ -1566,13 +1567,11 @@ START_TEST(check_runs_on_this_machine)
 	for (uint32_t i = 0; i < t.n; i++) {
 		const struct probe_check_row *r = &t.rows[i];
 
-		if (strcmp(r->suite, "hash") && strcmp(r->suite, "schbench")) {
-			/* perf's blocking suites, without perf: listed, not run */
-			ck_assert_msg(r->repeats == 0 && isnan(r->real) && !isnan(r->sim) &&
-					      strstr(r->note, "not run: FUTEXSIM_PERF=none (futexsim has no loop"),
+		if (strcmp(r->suite, "hash") && strcmp(r->suite, "schbench"))
+			/* perf's blocking suites, without perf: futexsim's own loop of each */
+			ck_assert_msg(strstr(r->note, "real: futexsim's loop of `perf bench") &&
+					      strstr(r->note, "(perf not run: FUTEXSIM_PERF=none)"),
 				      "%s: %s", r->scenario, r->note);
-			continue;
-		}
 		ck_assert_msg(r->repeats >= 3 && !isnan(r->real) && !isnan(r->sim) && !isnan(r->error_pct) && isnan(r->perf),
 			      "%s: %s", r->scenario, r->note);
 		ck_assert(r->real > 0 && r->sim > 0);
@@ -1887,6 +1886,29 @@ END_TEST
 
 /* ---- the blocking rows ------------------------------------------------------------------ */
 
+START_TEST(own_loops_read_from_perf_lines)
+{
+	struct probe_suite_run r;
+	char msg[256];
+
+	ck_assert_msg(probe_suite_from_line("perf bench -r 5 futex wake -t 8 -w 2", 2, &r, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_str_eq(r.suite, "wake");
+	ck_assert(r.threads == 8 && r.runs == 5 && r.nwake == 2 && !r.shared);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex wake-parallel -t 4 -w 2 -S", 2, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "wake-parallel") && r.threads == 4 && r.wakers == 2 && r.runs == 10 && r.shared);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex requeue -q 2", 6, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "requeue") && r.threads == 6 && r.nrequeue == 2); /* -t: every CPU, as perf */
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex lock-pi -t 2 -M -r 1", 2, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "lock-pi") && r.threads == 2 && r.multi && fabs(r.seconds - 1.0) < 1e-9);
+	/* what the own loops do not do */
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex requeue -t 4 -p", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "-B and -p"));
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex wake-parallel -t 5 -w 2", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex hash -t 2", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "not one of perf's blocking suites"));
+}
+END_TEST
+
 START_TEST(schbench_protocol)
 {
 	_Atomic uint32_t w = 0;
@@ -2078,6 +2100,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(sched, sched_derived_by_hand);
 	tcase_add_test(sched, sched_block_written_and_loaded);
 	tcase_add_test(check, schbench_protocol);
+	tcase_add_test(check, own_loops_read_from_perf_lines);
 	tcase_add_test(check, block_scenarios_of_two_cpus);
 	tcase_add_test(check, blocking_rows_in_the_table_and_csv);
 	tcase_add_test(check, check_scenarios_of_one_cpu);

@@ -1667,7 +1667,8 @@ out:
 #define CHECK_PERF_REPEAT 5u        /* perf bench -r: runs of a wake suite per invocation */
 #define CHECK_LOCK_PI_REAL_S 1      /* perf bench futex lock-pi -r (whole seconds) */
 #define CHECK_LOCK_PI_SIM "0.1"     /* ... simulated seconds */
-#define CHECK_SCHBENCH_S 1.0
+#define CHECK_BLOCK_MAX_RUN_S 1.0   /* schbench's and futexsim's own lock-pi runs: --seconds / 20 in 0.2-1 s */
+#define CHECK_BLOCK_MIN_RUN_S 0.2
 #define CHECK_SCHBENCH_WINDOW "20ms"
 #define CHECK_SCHBENCH_WARMUP "2ms"
 #define CHECK_SB_EXTRA 3            /* futex calls per request, wake-up latency p50, p99 (us) */
@@ -1866,37 +1867,46 @@ static void check_block_simulate(const char *machine, const char *kernel, const 
  * suites by perf when it has the suite and the options, schbench by futexsim's
  * own loop. */
 static int check_block_real(const struct probe_topology *t, const struct probe_block_scenario *bs, uint32_t nb,
-			    struct probe_perf *perf, struct probe_check_row *rows, double (*extra)[CHECK_SB_EXTRA],
-			    struct fs_error *e)
+			    struct probe_perf *perf, double run_s, struct probe_check_row *rows,
+			    double (*extra)[CHECK_SB_EXTRA], struct fs_error *e)
 {
 	double *v = calloc((size_t)nb * CHECK_BLOCK_REPEATS * (1 + CHECK_SB_EXTRA), sizeof(*v));
 	uint32_t *cpus = malloc(t->ncpus * sizeof(*cpus)), total = 0, done = 0;
 	bool *run = calloc(nb ? nb : 1, sizeof(*run));
+	struct probe_suite_run *own = calloc(nb ? nb : 1, sizeof(*own)); /* suite[0]: by perf */
 	int rc = 0;
 
-	if (!v || !cpus || !run) {
+	if (!v || !cpus || !run || !own) {
 		free(v);
 		free(cpus);
 		free(run);
+		free(own);
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 	}
 	for (uint32_t c = 0; c < t->ncpus; c++)
 		cpus[c] = t->cpus[c].linux_id;
 	for (uint32_t i = 0; i < nb; i++) {
-		char why[320];
+		char why[320], msg[320];
 
-		if (!bs[i].real[0] || probe_perf_has(perf, bs[i].real, why, sizeof(why))) {
-			run[i] = true;
-			total += CHECK_BLOCK_REPEATS;
-			if (bs[i].real[0])
-				append_note(&rows[i], "real: `%s`, median of %u runs", bs[i].real, CHECK_BLOCK_REPEATS);
-			else
-				append_note(&rows[i], "real: futexsim's copy of schbench -L's loop, %.1f s a run, median of %u",
-					    CHECK_SCHBENCH_S, CHECK_BLOCK_REPEATS);
+		run[i] = true;
+		total += CHECK_BLOCK_REPEATS;
+		if (!bs[i].real[0]) {
+			append_note(&rows[i], "real: futexsim's copy of schbench -L's loop, %.1f s a run, median of %u", run_s,
+				    CHECK_BLOCK_REPEATS);
+		} else if (probe_perf_has(perf, bs[i].real, why, sizeof(why))) {
+			append_note(&rows[i], "real: `%s`, median of %u runs", bs[i].real, CHECK_BLOCK_REPEATS);
+		} else if (probe_suite_from_line(bs[i].real, t->ncpus, &own[i], msg, sizeof(msg)) == 0) {
+			own[i].cpus = cpus;
+			own[i].ncpus = t->ncpus;
+			if (!strcmp(own[i].suite, "lock-pi"))
+				own[i].seconds = run_s;
+			append_note(&rows[i], "real: futexsim's loop of `%s` (%s%s), median of %u runs", bs[i].real,
+				    strncmp(why, "not run: ", 9) ? "perf: " : "perf ", why, CHECK_BLOCK_REPEATS);
 		} else {
-			fprintf(stderr, "futexsim probe --check: SKIPPED %s: %s\n", bs[i].name, why);
-			append_note(&rows[i], "%s%s (futexsim has no loop of its own for this suite)",
-				    strncmp(why, "not run: ", 9) ? "not run: " : "", why);
+			run[i] = false;
+			total -= CHECK_BLOCK_REPEATS;
+			fprintf(stderr, "futexsim probe --check: SKIPPED %s: %s; %s\n", bs[i].name, why, msg);
+			append_note(&rows[i], "not run: %s; %s", why, msg);
 		}
 	}
 	for (uint32_t round = 0; round < CHECK_BLOCK_REPEATS && rc == 0; round++) {
@@ -1908,8 +1918,13 @@ static int check_block_real(const struct probe_topology *t, const struct probe_b
 			if (!run[i])
 				continue;
 			done++;
-			if (!bs[i].real[0]) {
-				struct probe_schbench_run r = { bs[i].m, bs[i].t, cpus, t->ncpus, CHECK_SCHBENCH_S };
+			if (own[i].suite[0]) {
+				if (probe_suite_run(&own[i], &fig, e) < 0) {
+					rc = -1;
+					break;
+				}
+			} else if (!bs[i].real[0]) {
+				struct probe_schbench_run r = { bs[i].m, bs[i].t, cpus, t->ncpus, run_s };
 				struct probe_schbench_result res;
 
 				if (probe_schbench_run(&r, &res, e) < 0) {
@@ -1965,6 +1980,7 @@ static int check_block_real(const struct probe_topology *t, const struct probe_b
 	free(v);
 	free(cpus);
 	free(run);
+	free(own);
 	return rc;
 }
 
@@ -1982,6 +1998,8 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	struct check_plan plan;
 	int32_t *real_slots = NULL, *sim_slots = NULL;
 	uint32_t n = 0, nb = 0, compared = 0;
+	/* schbench's and futexsim's own lock-pi runs: 1 s with the default budget, shorter with less */
+	const double block_run_s = fmin(CHECK_BLOCK_MAX_RUN_S, fmax(CHECK_BLOCK_MIN_RUN_S, a->seconds / 20));
 	bool private_hash;
 	double t0 = wall_now();
 	int rc = 0;
@@ -2096,15 +2114,16 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	if (nb)
 		fprintf(stdout,
 			"  blocking rows: perf bench futex wake, wake-parallel, requeue (-r %u) and lock-pi (-r %d), "
-			"%u runs each, and futexsim's copy of schbench -L's loop (%.1f s, %u runs); simulated with the same "
+			"%u runs each (futexsim's own loop of a suite perf lacks), and futexsim's copy of schbench -L's loop "
+			"(%.1f s, %u runs); simulated with the same "
 			"seeds (schbench " CHECK_SCHBENCH_WINDOW " after " CHECK_SCHBENCH_WARMUP ", lock-pi " CHECK_LOCK_PI_SIM
 			" s); --no-blocking leaves them out\n",
-			CHECK_PERF_REPEAT, CHECK_LOCK_PI_REAL_S, CHECK_BLOCK_REPEATS, CHECK_SCHBENCH_S, CHECK_BLOCK_REPEATS);
+			CHECK_PERF_REPEAT, CHECK_LOCK_PI_REAL_S, CHECK_BLOCK_REPEATS, block_run_s, CHECK_BLOCK_REPEATS);
 	fflush(stdout);
 	check_simulate_all(machine_abs, kernel, sc, n, table.rows, sim_slots);
 	check_block_simulate(machine_abs, kernel, bs, nb, table.rows + n, extra);
 	if (check_real_all(&t, sc, n, &plan, &perf, table.rows, real_slots, e) < 0 ||
-	    check_block_real(&t, bs, nb, &perf, table.rows + n, extra, e) < 0) {
+	    check_block_real(&t, bs, nb, &perf, block_run_s, table.rows + n, extra, e) < 0) {
 		rc = -1;
 		goto out;
 	}

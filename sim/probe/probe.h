@@ -565,6 +565,30 @@ struct probe_schbench_result {
 };
 int probe_schbench_run(const struct probe_schbench_run *r, struct probe_schbench_result *out, struct fs_error *e);
 
+/* futexsim's own loop of one of perf's blocking suites (blocking.c), where perf
+ * has no such suite: perf's protocol (tools/perf/bench/futex-wake.c,
+ * futex-wake-parallel.c, futex-requeue.c, futex-lock-pi.c) in a child process.
+ * wake, wake-parallel, requeue: `threads` threads pinned to cpus[i mod ncpus]
+ * block in FUTEX_WAIT(futex1, 0); 0.1 s later (perf's usleep) the timing: FUTEX_WAKE
+ * (futex1, nwake) until all are woken; `wakers` unpinned threads each FUTEX_WAKE
+ * (futex1, threads / wakers) once from a barrier (each timed); FUTEX_CMP_REQUEUE
+ * (futex1, 0, futex2, nrequeue) until all are requeued, then FUTEX_WAKE(futex2);
+ * `runs` runs, the figure their mean time in ms. lock-pi: FUTEX_LOCK_PI, usleep(1),
+ * FUTEX_UNLOCK_PI for `seconds`, on one word or (multi) one each; the figure perf's
+ * Averaged ops/s. */
+struct probe_suite_run {
+	char suite[16];
+	uint32_t threads, runs, nwake, wakers, nrequeue;
+	bool shared, multi;
+	double seconds;
+	const uint32_t *cpus;
+	uint32_t ncpus;
+};
+/* The run perf's command line stands for (read by futexsim bench's parser); -B
+ * and -p are refused. cpus are left for the caller. 0, or -1 with `msg`. */
+int probe_suite_from_line(const char *line, uint32_t ncpus, struct probe_suite_run *r, char *msg, size_t size);
+int probe_suite_run(const struct probe_suite_run *r, double *figure, struct fs_error *e);
+
 /* Whether perf's `perf bench futex SUITE -h` lists every option of `line` (perf's
  * command line as typed); else why not. */
 bool probe_perf_has(const struct probe_perf *p, const char *line, char *why, size_t size);
