@@ -1779,6 +1779,24 @@ START_TEST(sched_derived_by_hand)
 			      strstr(s.ipi.how, "its cost is in wake_to_run"),
 		      "%s", s.ipi.how);
 
+	/* the idle case on CPUs busy with other work (10 idle entries for 1000 sleeps): its
+	 * state is not the wake-ups', nothing is separated, the value warned */
+	ck_assert(probe_sched_was_idle(500, 1000) && !probe_sched_was_idle(499, 1000) && probe_sched_was_idle(0, 0));
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.poll_state = 0;
+	s.entries_idle = 10;
+	s.sleeps_idle = 1000;
+	s.entries_poll = 90000;
+	s.sleeps_poll = 1000;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(fabs(s.wake_to_run.ns - (17700 - 150)) < 1e-9); /* no state known: no exit latency taken off */
+	ck_assert_msg(strstr(s.wake_to_run.warning, "wake_idle: the CPUs were busy with other work (10 idle entries for "
+						    "1000 sleeps)"),
+		      "%s", s.wake_to_run.warning);
+	ck_assert_msg(s.ipi.label == 'A' && strstr(s.ipi.how, "busy with other work: 10 idle entries for 1000 sleeps"),
+		      "%s", s.ipi.how);
+
 	/* noise below the subtracted parts: written as 0, said so; an unstable input warned */
 	fake_sched(&s, 400, 200, 300, 150, 17700, 10000);
 	s.idle_state = 1;

@@ -275,7 +275,9 @@ struct probe_sched {
 	bool cross;                     /* the machine has a second CPU: the cross-CPU values */
 	int idle_state, poll_state;     /* index in probe_topology.idle.s of the state the two CPUs entered
 					   most during wake_idle, wake_poll; -1 unknown */
-	double slept_idle, slept_poll, slept_spin, slept_same; /* share of the waits that slept (NAN unknown) */
+	double slept_idle, slept_poll, slept_spin, slept_same; /* share of the main thread's waits that slept (NAN unknown) */
+	uint64_t sleeps_idle, sleeps_poll;  /* both threads' waits that slept during wake_idle, wake_poll */
+	uint64_t entries_idle, entries_poll; /* both CPUs' idle-state entries meanwhile (usage counters) */
 	char poll_why[200];             /* why wake_poll was not measured ("" when it was) */
 	struct probe_derived context_switch, wake_to_run, ipi;
 };
@@ -283,7 +285,8 @@ struct probe_sched {
 /* The sched block's three costs from s's measured values and the idle states
  * (docs/probe.md gives the arithmetic):
  *   context_switch = handoff - futex_wake - futex_wait;
- *   with wake_poll's target in a polling state and wake_idle's in one that does not:
+ *   with wake_poll's target in a polling state and wake_idle's in one that does not
+ *   (both cases idle: probe_sched_was_idle):
  *     wake_to_run = wake_poll - wake_spin - exit latency (poll state),
  *     ipi = wake_idle - wake_poll - (exit latency (idle state) - exit latency (poll state));
  *   otherwise ipi is not separable (0, said why) and wake_to_run = wake_idle - wake_spin -
@@ -292,6 +295,11 @@ struct probe_sched {
  * was not measured falls back to the schema's defaults [A]. `stamp` ends each
  * measured comment (date, CPU, kernel). */
 void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp);
+/* Whether a wake-up case ran on idle CPUs: they entered an idle state at least half
+ * as often as the waiters slept (else other work kept them busy, and the state
+ * entered most is not the wake-ups'; probe_sched_derive then separates nothing
+ * and warns). */
+bool probe_sched_was_idle(uint64_t entries, uint64_t sleeps);
 
 struct probe_results;
 /* The sched: block of the machine file (after costs:), every value with its source. */

@@ -154,6 +154,7 @@ struct fpp {
 	bool spin;                 /* each waiter spins up to SPIN_S before it sleeps */
 	uint32_t seq;              /* the main thread's hand-offs */
 	uint64_t waits, slept;     /* the main thread's waits, and those that slept */
+	uint64_t partner_slept;    /* the partner's waits that slept (written as it ends) */
 };
 
 /* Waits until *w holds `want`: spinning first for up to SPIN_S when `spin`, then
@@ -218,6 +219,7 @@ static void *fpp_partner(void *arg)
 		atomic_store_explicit(&p->to_main, want, memory_order_release);
 		futex_wake1(&p->to_main);
 	}
+	p->partner_slept = slept;
 	atomic_store(&p->pt.gone, 1);
 	futex_wake1(&p->to_main);
 	return NULL;
@@ -309,7 +311,7 @@ static int measure_between(struct probe_run *run, const char *what, probe_trial_
 }
 
 static int fpp_measure(struct probe_run *run, const char *what, uint32_t a, uint32_t b, bool spin, double weight,
-		       struct probe_value *v, double *slept, const char *how, struct fs_error *e)
+		       struct probe_value *v, double *slept, uint64_t *sleeps, const char *how, struct fs_error *e)
 {
 	struct fpp *p;
 	int rc;
@@ -326,6 +328,7 @@ static int fpp_measure(struct probe_run *run, const char *what, uint32_t a, uint
 		pthread_join(p->pt.th, NULL);
 	}
 	*slept = p->waits ? (double)p->slept / (double)p->waits : NAN;
+	*sleeps = p->slept + p->partner_slept; /* the partner's, once joined */
 	if (rc == 0 && atomic_load(&p->stuck))
 		rc = fs_fail(e, FS_ERR_RUNTIME,
 			     "the futex ping-pong between CPUs %" PRIu32 " and %" PRIu32 " made no progress for %.0f s (a "
@@ -385,6 +388,16 @@ static int dominant_state(const struct probe_topology *t, bool known, const uint
 	return known ? probe_idle_dominant(before, after, 2, t->idle.n) : -1;
 }
 
+/* The idle entries of both CPUs between two snapshots, all states. */
+static uint64_t idle_entries(const struct probe_topology *t, const uint64_t *before, const uint64_t *after)
+{
+	uint64_t n = 0;
+
+	for (uint32_t k = 0; k < 2 * t->idle.n; k++)
+		n += after[k] > before[k] ? after[k] - before[k] : 0;
+	return n;
+}
+
 /* Holds /dev/cpu_dma_latency at 0 (a PM QoS request of no exit latency: every
  * governor then picks the polling state) while the returned descriptor is open;
  * -1 with `why` set when it cannot. */
@@ -411,6 +424,7 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 	struct probe_sched *s = &run->r->sched;
 	struct own_word *o;
 	uint64_t *before = calloc(2 * PROBE_MAX_IDLE, sizeof(*before)), *after = calloc(2 * PROBE_MAX_IDLE, sizeof(*after));
+	uint64_t sleeps;
 	bool known;
 	int rc = -1, fd;
 
@@ -427,31 +441,32 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 				 "FUTEX_WAKE of a word nobody waits on, in a loop", e) < 0 ||
 	    probe_measure_single(run, "futex_wait", trial_futex_wait, o, W_CALL, TRIAL_CALL, &s->futex_wait,
 				 "FUTEX_WAIT with a value the word does not hold (EAGAIN), in a loop", e) < 0 ||
-	    fpp_measure(run, "handoff (one CPU)", a, a, false, W_HANDOFF, &s->handoff, &s->slept_same,
+	    fpp_measure(run, "handoff (one CPU)", a, a, false, W_HANDOFF, &s->handoff, &s->slept_same, &sleeps,
 			"a futex ping-pong of two threads on one CPU (each FUTEX_WAKEs the other, then sleeps in "
 			"FUTEX_WAIT), one way = round trip / 2",
 			e) < 0 ||
 	    ppp_measure(run, "pipe (one CPU)", a, a, &s->pipe_same, e) < 0)
 		goto out;
 	if (cross) {
-		if (fpp_measure(run, "wake_spin", a, b, true, W_SPIN, &s->wake_spin, &s->slept_spin,
+		if (fpp_measure(run, "wake_spin", a, b, true, W_SPIN, &s->wake_spin, &s->slept_spin, &sleeps,
 				"a futex ping-pong across two CPUs, each waiter spinning up to 50 us before it would "
 				"sleep (no sleep, no wake-up: the hand-off and a FUTEX_WAKE finding no waiter), one way = "
 				"round trip / 2",
 				e) < 0)
 			goto out;
 		known = usage_snapshot(t, a, b, before);
-		if (fpp_measure(run, "wake_idle", a, b, false, W_IDLE, &s->wake_idle, &s->slept_idle,
+		if (fpp_measure(run, "wake_idle", a, b, false, W_IDLE, &s->wake_idle, &s->slept_idle, &s->sleeps_idle,
 				"a futex ping-pong across two CPUs, each waiter sleeping in FUTEX_WAIT at once (its CPU "
 				"idle in the state the governor picks), one way = round trip / 2",
 				e) < 0)
 			goto out;
 		known = known && usage_snapshot(t, a, b, after);
 		s->idle_state = dominant_state(t, known, before, after);
+		s->entries_idle = known ? idle_entries(t, before, after) : 0;
 		fd = latency_qos_zero(s->poll_why, sizeof(s->poll_why));
 		if (fd >= 0) {
 			known = usage_snapshot(t, a, b, before);
-			rc = fpp_measure(run, "wake_poll", a, b, false, W_POLL, &s->wake_poll, &s->slept_poll,
+			rc = fpp_measure(run, "wake_poll", a, b, false, W_POLL, &s->wake_poll, &s->slept_poll, &s->sleeps_poll,
 					 "the same with " LATENCY_QOS " held at 0 (no exit latency allowed: the "
 					 "governor keeps the CPUs in a polling state), one way = round trip / 2",
 					 e);
@@ -461,6 +476,7 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 				goto out;
 			rc = -1;
 			s->poll_state = dominant_state(t, known, before, after);
+			s->entries_poll = known ? idle_entries(t, before, after) : 0;
 		} else {
 			run->step++;
 			if (run->o->progress)
@@ -529,6 +545,23 @@ static void add_warning(struct probe_derived *d, const char *what, const struct 
 		snprintf(d->warning + len, sizeof(d->warning) - len, "%s%s: %s", len ? "; " : "", what, v->warning);
 }
 
+bool probe_sched_was_idle(uint64_t entries, uint64_t sleeps)
+{
+	return 2 * entries >= sleeps;
+}
+
+/* The idle case ran on busy CPUs: said above the value. */
+static void busy_warning(struct probe_derived *d, uint64_t entries, uint64_t sleeps)
+{
+	size_t len = strlen(d->warning);
+
+	if (len + 1 < sizeof(d->warning))
+		snprintf(d->warning + len, sizeof(d->warning) - len,
+			 "%swake_idle: the CPUs were busy with other work (%" PRIu64 " idle entries for %" PRIu64
+			 " sleeps): the wake-ups timed were mostly of busy CPUs",
+			 len ? "; " : "", entries, sleeps);
+}
+
 static void fallback(struct probe_derived *d, const char *value, double ns, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void fallback(struct probe_derived *d, const char *value, double ns, const char *fmt, ...)
@@ -575,7 +608,11 @@ static double exit_ns(const struct probe_idle *idle, int k)
 void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
 {
 	char h[200], w[200], a[200], sp[200], id[200], po[200], how[1200];
-	const int i = s->idle_state, p = s->poll_state;
+	/* a case whose CPUs entered an idle state less often than its waiters slept ran
+	 * on CPUs busy with other work: its state is not the wake-up's */
+	const bool idle_idle = probe_sched_was_idle(s->entries_idle, s->sleeps_idle),
+		   poll_idle = probe_sched_was_idle(s->entries_poll, s->sleeps_poll);
+	const int i = idle_idle ? s->idle_state : -1, p = poll_idle ? s->poll_state : -1;
 	const bool idle_polls = i >= 0 && idle->s[i].polls, poll_polls = p >= 0 && idle->s[p].polls;
 
 	memset(&s->context_switch, 0, sizeof(s->context_switch));
@@ -657,8 +694,18 @@ void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, co
 				 "the idle CPUs rested in %s, which polls: no idle wake-up here sends an IPI, so none was "
 				 "timed",
 				 idle->s[i].name);
+		else if (s->idle_state >= 0 && !idle_idle)
+			snprintf(why, sizeof(why),
+				 "the CPUs were busy with other work: %" PRIu64 " idle entries for %" PRIu64
+				 " sleeps of the waiters, fewer than half (probe again on a quieter machine)",
+				 s->entries_idle, s->sleeps_idle);
 		else if (!s->wake_poll.measured)
 			snprintf(why, sizeof(why), "the polling case was not measured (%s)", s->poll_why);
+		else if (s->poll_state >= 0 && !poll_idle)
+			snprintf(why, sizeof(why),
+				 "the CPUs were busy with other work while polled: %" PRIu64 " idle entries for %" PRIu64
+				 " sleeps, fewer than half (probe again on a quieter machine)",
+				 s->entries_poll, s->sleeps_poll);
 		else if (p >= 0 && !poll_polls)
 			snprintf(why, sizeof(why), "with " LATENCY_QOS " at 0 the CPUs still rested in %s, which does not poll",
 				 idle->s[p].name);
@@ -676,6 +723,8 @@ void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, co
 		derived(&s->wake_to_run, wtr, how, stamp);
 		add_warning(&s->wake_to_run, "wake_idle", &s->wake_idle);
 		add_warning(&s->wake_to_run, "wake_spin", &s->wake_spin);
+		if (s->idle_state >= 0 && !idle_idle)
+			busy_warning(&s->wake_to_run, s->entries_idle, s->sleeps_idle);
 		if (i >= 0 && idle_polls)
 			fallback(&s->ipi, "0ns", 0,
 				 "not measured: %s; 0 (a wake-up that preempts a busy CPU does send one: not timed here)",
@@ -772,11 +821,15 @@ void probe_sched_print(const struct probe_topology *t, const struct probe_result
 	print_one(f, "wake_spin", &s->wake_spin, 1000, "us");
 	print_one(f, "wake_idle", &s->wake_idle, 1000, "us");
 	if (s->idle_state >= 0)
-		fprintf(f, "      the CPUs rested in %s most\n", t->idle.s[s->idle_state].name);
+		fprintf(f, "      the CPUs rested in %s most (%" PRIu64 " idle entries for %" PRIu64 " sleeps)\n",
+			t->idle.s[s->idle_state].name, s->entries_idle, s->sleeps_idle);
+	else if (s->cross && s->wake_idle.measured)
+		fprintf(f, "      the CPUs entered no idle state (%" PRIu64 " sleeps): busy with other work\n", s->sleeps_idle);
 	if (s->wake_poll.measured) {
 		print_one(f, "wake_poll", &s->wake_poll, 1000, "us");
 		if (s->poll_state >= 0)
-			fprintf(f, "      the CPUs rested in %s most\n", t->idle.s[s->poll_state].name);
+			fprintf(f, "      the CPUs rested in %s most (%" PRIu64 " idle entries for %" PRIu64 " sleeps)\n",
+				t->idle.s[s->poll_state].name, s->entries_poll, s->sleeps_poll);
 	} else if (s->cross) {
 		fprintf(f, "    %-22s not measured: %s\n", "wake_poll", s->poll_why);
 	}
