@@ -1902,6 +1902,51 @@ START_TEST(sched_block_written_and_loaded)
 }
 END_TEST
 
+
+/* The sched: block docs/probe.md shows (as a run on the development VM wrote it)
+ * loads with the machine parser, in place of a rendered file's own. */
+START_TEST(docs_sched_sample_loads)
+{
+	struct probe_topology t;
+	struct probe_results r;
+	struct fs_error e = { 0 };
+	struct machine m;
+	char *doc = NULL, *text, *start, *end, *mine, *merged;
+	size_t len = 0;
+	FILE *f = fopen("docs/probe.md", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert(getdelim(&doc, &len, '\0', f) > 0);
+	fclose(f);
+	start = strstr(doc, "```yaml\nsched:");
+	ck_assert_msg(start != NULL, "docs/probe.md has no ```yaml block starting with sched:");
+	start += strlen("```yaml\n");
+	end = strstr(start, "\n```");
+	ck_assert_ptr_nonnull(end);
+	end[1] = '\0';
+	read_ok(TREE("1cpu"), &t);
+	fake_results(&r, &t);
+	text = probe_render(&t, &r, "docs", &e);
+	ck_assert_msg(text != NULL, "%s", e.msg);
+	mine = strstr(text, "\nsched:");
+	ck_assert_ptr_nonnull(mine);
+	merged = malloc(strlen(text) + strlen(start) + 2);
+	ck_assert_ptr_nonnull(merged);
+	sprintf(merged, "%.*s\n%s%s", (int)(mine - text), text, start, strstr(mine, "\nuncertainty:") + 1);
+	load_machine(merged, &m);
+	ck_assert(m.sched.given);
+	ck_assert_uint_eq(m.sched.nidle, 2);
+	ck_assert_str_eq(m.sched.idle[1].name, "haltpoll idle");
+	ck_assert(m.sched.idle[0].polls && !m.sched.idle[1].polls);
+	ck_assert(m.sched.context_switch_ps > 0 && m.sched.wake_to_run_ps > 0);
+	machine_free(&m);
+	free(merged);
+	free(text);
+	free(doc);
+	probe_topology_free(&t);
+}
+END_TEST
+
 /* ---- the blocking rows ------------------------------------------------------------------ */
 
 START_TEST(own_loops_read_from_perf_lines)
@@ -2117,6 +2162,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(sched, idle_dominant_state_of_snapshots);
 	tcase_add_test(sched, sched_derived_by_hand);
 	tcase_add_test(sched, sched_block_written_and_loaded);
+	tcase_add_test(sched, docs_sched_sample_loads);
 	tcase_add_test(check, schbench_protocol);
 	tcase_add_test(check, own_loops_read_from_perf_lines);
 	tcase_add_test(check, block_scenarios_of_two_cpus);
