@@ -4,6 +4,7 @@
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
 #   make check   install missing Debian packages, build, run every Check test
 #   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
+#                (QUEUES="4-ary-heap binary-heap": with each of the engine's queues in turn)
 #   make bench-callgrind  host instructions (the engine's share), events, cache misses per op (valgrind)
 #   make validate  simulate the published measurements, print and plot the fit
 #   make claims  check the claims of the seed threads in simulation
@@ -69,8 +70,8 @@ BUILD    := build
 # One library per layer (docs/architecture.md), linked program, models, substrate:
 # tests/layers.py checks their objects' symbols against the layers' order.
 CORE_SRCS  := $(sort $(wildcard sim/core/*.c))
-MODEL_SRCS := $(sort $(wildcard models/*.c models/workloads/*.c))
-PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c)))
+MODEL_SRCS := $(sort $(wildcard models/*.c models/sched/*.c models/workloads/*.c))
+PROG_SRCS  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c sim/probe/*.c sim/cmd/*.c sim/views/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o)
 PROG_OBJS  := $(PROG_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/revision.o
@@ -174,7 +175,8 @@ run: deps
 # and the models' order (docs/architecture.md);
 # tests/config_sources.py that every constant of a machine or kernel config names its source.
 # tests/protocol_mutants.sh that tests/check_protocol.c fails on a mutation of any row of the
-# coherence protocol's table (models/coherence.h).
+# coherence protocol's table (models/coherence.h); tests/sched_mutants.sh that
+# tests/check_sched.c fails on a mutation of each scheduler rule (models/sched/).
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
 	@failed=0; \
@@ -194,6 +196,10 @@ check: deps
 	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
 	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
 	  OUT=$(BUILD)/protocol-mutants sh tests/protocol_mutants.sh || failed=1; \
+	echo "== tests/sched_mutants.sh"; \
+	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
+	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
+	  OUT=$(BUILD)/sched-mutants sh tests/sched_mutants.sh || failed=1; \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \
@@ -203,7 +209,7 @@ check: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@PYTHON=$(PYTHON) sh tests/bench.sh $(BIN)
+	@PYTHON=$(PYTHON) QUEUES="$(QUEUES)" sh tests/bench.sh $(BIN)
 
 # Host instructions and cache misses per simulated op under callgrind (E5, E7, 1024 CPUs),
 # for the speed work's before/after figures; about a quarter of an hour.
@@ -339,7 +345,7 @@ FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ig
 .PHONY: fuzz fuzz-merge fuzz-results sanitize
 # The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
 # are, warnings as errors.
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h models/*.h)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h sim/views/*.h models/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $@"
 	$(Q)clang $(FUTEXSIM_CPPFLAGS) -std=c11 -g $(WARN_CFLAGS) -Werror -O1 -fsanitize=fuzzer,address,undefined \

@@ -140,6 +140,10 @@ SCHBENCH_REPORTED = (29.0, 36.0)  # % of requests/s lost to the rcuref private h
 # with 1024 buckets, mutable (rcuref) 2,297,856 against immutable 3,665,920 requests/s (Chris
 # Mason, LKML 56abd1ca-fca1-4f1a-9b18-7d6275739756@meta.com): 37.3% lost to the counter
 SCHBENCH_1024_REPORTED = 100.0 * (1.0 - 2297856.0 / 3665920.0)
+# the mutable run's requests/s (the same message) at about 2.0 futex calls per request
+# (schbench's 1024-worker case) with a get and a put on the counter in each call
+SCHBENCH_MUTABLE_RPS = 2297856.0
+SCHBENCH_NS_PER_ATOMIC = 1e9 / (2.0 * 2.0 * SCHBENCH_MUTABLE_RPS)
 
 
 REFCOUNT_NAMES = {"none": "immutable", "rcuref": "rcuref", "percpu-6.17": "per-CPU", "percpu-6.18": "per-CPU 6.18"}
@@ -181,6 +185,19 @@ def verdict_schbench(runs):
     line = (f"the rcuref private hash costs schbench {s:.0f}% of its requests/s and perf's hash suite "
             f"{h:.0f}% of its ops/s (reported for schbench: {lo:.0f}-{hi:.0f}%): "
             + ("the model agrees within 10 points" if agrees else "the model DISAGREES"))
+    # what sets the loss: the private hash's one counter, two atomics per futex call,
+    # served one at a time by the line's hand-offs
+    rc = [r for r in runs if r["part"] == "schbench" and design_of(r) == d]
+    calls = mean([r["workload"].get("futex_calls_per_request", 0.0) for r in rc]) if rc else 0.0
+    rps = mean([r["workload"]["rps"] for r in rc]) if rc else 0.0
+    if calls > 0 and rps > 0:
+        ns = 1e9 / (2.0 * calls * rps)
+        figures.update(rcuref_ns_per_counter_atomic=ns, reported_ns_per_counter_atomic=SCHBENCH_NS_PER_ATOMIC)
+        if not agrees:
+            line += (f". What sets it: the counter's line serves 2 atomics x {calls:.1f} futex calls per request "
+                     f"one at a time, {ns:.0f} ns each here (its contended hand-off on this machine), where the "
+                     f"reported {SCHBENCH_MUTABLE_RPS / 1e6:.2f}M requests/s imply at most "
+                     f"{SCHBENCH_NS_PER_ATOMIC:.0f} ns on the reporter's machine, which is not this one")
     # the follow-up: mutable against immutable at 1024 buckets
     raw = {k: mean(v) for k, v in values.get("schbench", {}).items()}
     mut, imm = (raw.get(f"linux-6.16-dev ({m}, 1024 buckets)") for m in ("rcuref", "immutable"))

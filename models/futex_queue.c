@@ -51,12 +51,12 @@ void futexq_move(struct tasks *ts, struct task *t, const struct futex_table *tab
 }
 
 /* Wakes a futex waiter: at once if it has not gone to sleep yet. */
-static void futex_wake_task(struct tasks *ts, struct task *w)
+static void futex_wake_task(struct tasks *ts, struct task *w, struct task *waker)
 {
 	w->wait.word = NULL;
 	w->stats.wakeups++;
 	if (w->state == TS_SLEEP) {
-		task_wake(ts, w);
+		task_wake_q_add(ts, waker, w);
 	} else {
 		w->wait.wake_pending = true;
 	}
@@ -84,7 +84,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		w->value = FUTEX_WAITERS_BIT | pi_tid(&ts->v[top]);
 		ts->v[top].stats.wakeups++;
 		if (ts->v[top].state == TS_SLEEP)
-			task_wake(ts, &ts->v[top]);
+			task_wake(ts, &ts->v[top], t);
 		else
 			ts->v[top].wait.wake_pending = true;
 		break;
@@ -111,7 +111,7 @@ void futexq_pi_done(struct tasks *ts, struct task *t)
 		chain_remove(ts, &ts->v[top]);
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
-		futex_wake_task(ts, &ts->v[top]);
+		futex_wake_task(ts, &ts->v[top], t);
 		t->call.proxy_woken = 1;
 		break;
 	}
@@ -190,7 +190,7 @@ void futexq_walk_access_done(struct tasks *ts, struct task *t)
 		if (t->target.table->waiters[t->target.bucket])
 			t->target.table->waiters[t->target.bucket]--;
 		if (t->walk.woken < t->call.nwake) {
-			futex_wake_task(ts, &ts->v[t->walk.taken]);
+			futex_wake_task(ts, &ts->v[t->walk.taken], t);
 			t->walk.woken++;
 			t->walk.stage = WS_READ;
 		} else {

@@ -345,16 +345,67 @@ static int parse_spinlock(struct kernel_design *k, const struct yt_node *root, s
 	return 0;
 }
 
+/* The keys that were the kernel's before sleeping and waking became the machine's. */
+static int moved_key(const struct yt_node *root, struct fs_error *e)
+{
+	static const char *const moved[][2] = { { "wakeup_latency", "sched.wake_to_run (and its idle states, ipi)" },
+						{ "context_switch", "sched.context_switch" } };
+
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		const struct yt_node *n = yt_get(root, moved[i][0]);
+
+		if (n)
+			return fs_fail_at(e, &n->mark,
+					  "kernel.%s: a property of the machine now: set the machine's %s "
+					  "(docs/machine.md)",
+					  moved[i][0], moved[i][1]);
+	}
+	return 0;
+}
+
+/* scheduler: the fair class's policy and its parameters (docs/kernel.md). */
+static int parse_scheduler(struct kernel_design *k, const struct yt_node *n, struct fs_error *e)
+{
+	static const char *const keys[] = { "policy", "base_slice", "hz", "run_to_parity", "delay_dequeue", NULL };
+	struct fair_params *p = &k->scheduler;
+	uint32_t hz;
+	int policy;
+
+	if (n && (cfg_expect(n, YT_MAP, "scheduler", e) < 0 || cfg_check_keys(n, "scheduler", keys, e) < 0))
+		return -1;
+	/* defaults: 6.12+'s EEVDF (kernel/sched/fair.c, features.h): base slice 0.75 ms,
+	 * RUN_TO_PARITY and DELAY_DEQUEUE on; HZ 250, Debian's CONFIG_HZ [A for others] */
+	if (cfg_get_enum(n, "policy", fair_policy_names, FAIR_EEVDF, &policy, e) < 0 ||
+	    cfg_get_duration(n, "base_slice", 750 * PS_PER_US, 1, PS_PER_S, &p->slice, e) < 0 ||
+	    cfg_get_u32(n, "hz", 250, 24, 10000, &hz, e) < 0 ||
+	    cfg_get_bool(n, "run_to_parity", true, &p->run_to_parity, e) < 0 ||
+	    cfg_get_bool(n, "delay_dequeue", true, &p->delay_dequeue, e) < 0)
+		return -1;
+	p->policy = (enum fair_policy_kind)policy;
+	p->tick = PS_PER_S / hz;
+	return 0;
+}
+
+struct fair_params kernel_scheduler(const struct kernel_design *k, uint32_t ncpus)
+{
+	struct fair_params p = k->scheduler;
+
+	p.slice = k->timeslice_ps ? k->timeslice_ps : fair_base_slice(k->scheduler.slice, ncpus);
+	return p;
+}
+
 int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e)
 {
 	static const char *const keys[] = { "name", "description", "global_hash", "private_hash",
 					    "key_order", "layout", "costs", "hash_costs", "rcu_grace_period",
-					    "wakeup_latency", "context_switch", "timeslice", "private_flag", "preempt_rt", "spinlock",
+					    "scheduler", "timeslice", "private_flag", "preempt_rt", "spinlock",
 					    "path", NULL };
 	static const char *const orders[] = { "ptr-first", "word-first", NULL };
 	int order;
 
 	set_defaults(k);
+	if (root && root->kind == YT_MAP && moved_key(root, e) < 0)
+		return -1;
 	if (cfg_expect(root, YT_MAP, "kernel", e) < 0 || cfg_check_keys(root, "kernel", keys, e) < 0 ||
 	    cfg_require(root, "name", "kernel", e) < 0 || cfg_require(root, "path", "kernel", e) < 0 ||
 	    cfg_get_string(root, "name", "", &k->name, e) < 0 ||
@@ -364,14 +415,9 @@ int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct
 	    cfg_get_enum(root, "key_order", orders, KEY_ORDER_PTR_FIRST, &order, e) < 0 ||
 	    /* [A]: with busy CPUs and HZ=250..1000 a grace period takes a few ms */
 	    cfg_get_duration(root, "rcu_grace_period", 2 * PS_PER_MS, 1, PS_PER_S, &k->rcu_grace_period_ps, e) < 0 ||
-	    /* [A]: an IPI or idle exit plus the scheduler's switch-in, a few us */
-	    cfg_get_duration(root, "wakeup_latency", 5 * PS_PER_US, 0, PS_PER_S, &k->wakeup_latency_ps, e) < 0 ||
-	    /* [A]: a direct switch between two runnable threads (state save and restore,
-	     * refilling the caches it disturbed), about 1.5us */
-	    cfg_get_duration(root, "context_switch", 1500 * PS_PER_US / 1000, 0, PS_PER_S, &k->context_switch_ps, e) < 0 ||
-	    /* EEVDF's default slice: base_slice_ns 0.75ms x (1 + log2(min(CPUs, 8))) = 3ms on
-	     * 8+ CPUs (kernel/sched/fair.c, 6.6+) */
-	    cfg_get_duration(root, "timeslice", 3 * PS_PER_MS, 1, PS_PER_S, &k->timeslice_ps, e) < 0 ||
+	    /* given (> 0): the slice itself, for what-if runs and tests; 0: the scheduler's */
+	    cfg_get_duration(root, "timeslice", 0, 0, PS_PER_S, &k->timeslice_ps, e) < 0 ||
+	    parse_scheduler(k, yt_get(root, "scheduler"), e) < 0 ||
 	    cfg_get_bool(root, "private_flag", true, &k->private_flag, e) < 0 ||
 	    cfg_get_bool(root, "preempt_rt", false, &k->preempt_rt, e) < 0 || parse_spinlock(k, root, e) < 0 ||
 	    parse_layouts(k, yt_get(root, "layout"), e) < 0 ||

@@ -18,6 +18,7 @@
 #include "models/hashfn.h"
 #include "models/spinlock.h"
 #include "models/refcount.h"
+#include "models/sched/fair.h"
 #include "sim/core/config.h"
 #include "sim/core/error.h"
 #include "sim/core/simtime.h"
@@ -88,9 +89,9 @@ struct kernel_design {
 	struct object_layout bucket, phash_header, mm;
 	struct fs_cost costs[KC_NCOSTS];
 	simtime_t rcu_grace_period_ps; /* one RCU grace period (resizes under per-CPU refcounts) */
-	simtime_t wakeup_latency_ps;   /* from waking a sleeping task to it running again */
-	simtime_t context_switch_ps;   /* a CPU switching from one runnable thread to another */
-	simtime_t timeslice_ps;        /* a thread runs this long before others on its CPU get a turn */
+	struct fair_params scheduler;  /* its fair class (models/sched/fair.h); .slice unscaled */
+	simtime_t timeslice_ps;        /* `timeslice`: the slice as given, unscaled; 0: the base
+					  slice scaled by the machine's CPUs (kernel_slice) */
 	bool private_flag;             /* FUTEX_PRIVATE_FLAG (2.6.22+): private ops skip the mm lookup */
 	bool preempt_rt;               /* CONFIG_PREEMPT_RT: the bucket lock is a sleeping rtlock */
 	const struct spin_variant *spinlock; /* the bucket lock's queued spinlock (models/spinlock.h) */
@@ -99,6 +100,10 @@ struct kernel_design {
 
 /* Builds a design from a resolved kernel tree (presets already merged). */
 int kernel_from_yaml(struct kernel_design *k, const struct yt_node *root, struct fs_error *e);
+
+/* The design's scheduler on a machine of `ncpus` CPUs: its slice scaled as the
+ * kernel scales it (or `timeslice` as given). */
+struct fair_params kernel_scheduler(const struct kernel_design *k, uint32_t ncpus);
 
 /* roundup_pow_of_two(v), v >= 1; 0 when it would not fit in 32 bits. */
 uint32_t roundup_pow2(uint64_t v);

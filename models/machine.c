@@ -41,7 +41,8 @@ static const char *const machine_keys[] = {
 static const char *const mitigation_keys[] = { "pti", "spectre_v2", "return_thunk", NULL };
 const char *const mitigation_state_names[] = { "unknown", "off", "on", NULL };
 const char *const spectre_v2_mode_names[] = { "unknown", "off", "retpoline", "ibrs", "eibrs", NULL };
-static const char *const sched_keys[] = { "idle_states", "ipi", "wake_to_run", "context_switch", NULL };
+static const char *const sched_keys[] = { "governor", "halt_poll", "idle_states", "wake_up", "ipi", "wake_to_run", "context_switch", NULL };
+const char *const idle_governor_names[] = { "menu", "haltpoll", NULL };
 static const char *const idle_state_keys[] = { "name", "exit_latency", "target_residency", "polls", NULL };
 static const char *const coherence_keys[] = {
 	"local_handoffs", "snoop", "directory_cache_lines", "directory_cache_ways", "adjacent_line_prefetch", NULL,
@@ -427,16 +428,22 @@ static int read_sched(const struct yt_node *root, struct machine *m, struct fs_e
 {
 	const struct yt_node *n = yt_get(root, "sched"), *states;
 	struct machine_sched *s = &m->sched;
+	int governor;
 
 	*s = (struct machine_sched){ .nidle = 1, .idle[0] = { .name = "POLL", .polls = true } };
 	if (n && (cfg_expect(n, YT_MAP, "sched", e) || cfg_check_keys(n, "sched", sched_keys, e)))
 		return -1;
 	s->given = n != NULL;
-	if (cfg_get_duration(n, "ipi", 0, 0, PS_PER_MS, &s->ipi_ps, e) ||
+	/* haltpoll's window: guest_halt_poll_ns's default, 200 us (Documentation/virt/guest-halt-polling.rst) */
+	if (cfg_get_enum(n, "governor", idle_governor_names, IDLE_GOV_MENU, &governor, e) ||
+	    cfg_get_duration(n, "halt_poll", 200 * PS_PER_US, 0, PS_PER_S, &s->halt_poll_ps, e) ||
+	    cfg_get_duration(n, "wake_up", 0, 0, PS_PER_MS, &s->wake_up_ps, e) ||
+	    cfg_get_duration(n, "ipi", 0, 0, PS_PER_MS, &s->ipi_ps, e) ||
 	    cfg_get_duration(n, "wake_to_run", SCHED_DEFAULT_WAKE_TO_RUN_PS, 0, PS_PER_MS, &s->wake_to_run_ps, e) ||
 	    cfg_get_duration(n, "context_switch", SCHED_DEFAULT_CONTEXT_SWITCH_PS, 0, PS_PER_MS,
 			     &s->context_switch_ps, e))
 		return -1;
+	s->governor = (enum idle_governor_kind)governor;
 	states = yt_get(n, "idle_states");
 	if (!states)
 		return 0;

@@ -63,9 +63,16 @@ struct idle_state {
 	simtime_t target_residency_ps; /* the shortest stay for which the state pays off */
 	bool polls;                    /* the CPU watches its need-resched flag: no IPI needed */
 };
+/* The cpuidle governor that picks the state (models/sched/idle.h). */
+enum idle_governor_kind { IDLE_GOV_MENU, IDLE_GOV_HALTPOLL, IDLE_GOV_NKINDS };
+extern const char *const idle_governor_names[]; /* "menu", "haltpoll" */
+
 struct machine_sched {
+	enum idle_governor_kind governor;
+	simtime_t halt_poll_ps;        /* haltpoll: how long an idle CPU polls before it halts */
 	uint32_t nidle;                /* >= 1; shallowest first */
 	struct idle_state idle[MACHINE_MAX_IDLE_STATES];
+	simtime_t wake_up_ps;          /* the waker's CPU time for one try_to_wake_up of a sleeper */
 	simtime_t ipi_ps;              /* a reschedule IPI, from sending to the target's handler */
 	simtime_t wake_to_run_ps;      /* the woken CPU's own work: idle-loop exit, enqueue, pick, switch in */
 	simtime_t context_switch_ps;   /* a busy CPU going from one task to another */

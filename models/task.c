@@ -17,6 +17,7 @@ static void on_resume(void *ctx, uint32_t task);
 static void prefetch_resume(void *ctx, uint32_t task);
 static void on_handoff(void *ctx, uint32_t task);
 static void on_wake(void *ctx, uint32_t task);
+static void on_timer(void *ctx, uint32_t task);
 
 int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, uint32_t n)
 {
@@ -32,27 +33,38 @@ int tasks_init(struct tasks *ts, struct engine *eng, const struct machine *m, ui
 	ts->cpu_current = malloc(m->ncpus * sizeof(*ts->cpu_current));
 	ts->runq_head = malloc(m->ncpus * sizeof(*ts->runq_head));
 	ts->runq_tail = malloc(m->ncpus * sizeof(*ts->runq_tail));
+	ts->runq_len = calloc(m->ncpus, sizeof(*ts->runq_len));
 	ts->idle_since = calloc(m->ncpus, sizeof(*ts->idle_since));
+	ts->rq = calloc(m->ncpus, sizeof(*ts->rq));
+	ts->idle_hist = calloc(m->ncpus, sizeof(*ts->idle_hist));
+	ts->resched_at = malloc(m->ncpus * sizeof(*ts->resched_at));
 	ts->hint = malloc((n ? n : 1) * sizeof(*ts->hint));
-	if (!ts->v || !ts->core_busy || !ts->cpu_current || !ts->runq_head || !ts->runq_tail || !ts->idle_since ||
-	    !ts->hint) {
+	if (!ts->v || !ts->core_busy || !ts->cpu_current || !ts->runq_head || !ts->runq_tail || !ts->runq_len ||
+	    !ts->idle_since || !ts->rq || !ts->idle_hist || !ts->resched_at || !ts->hint) {
 		tasks_free(ts);
 		return -1;
 	}
-	for (uint32_t c = 0; c < m->ncpus; c++)
+	for (uint32_t c = 0; c < m->ncpus; c++) {
 		ts->cpu_current[c] = ts->runq_head[c] = ts->runq_tail[c] = TASK_NONE;
+		ts->resched_at[c] = SIMTIME_MAX;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		ts->v[i].id = i;
 		ts->v[i].sched.runq_next = TASK_NONE;
+		ts->v[i].walk.wake_q = ts->v[i].walk.wake_q_tail = TASK_NONE;
+		ts->v[i].sched.wakee = (struct wakee_record){ .last_wakee = TASK_NONE, .recent_used_cpu = UINT32_MAX };
 		ts->v[i].acct_from = SIMTIME_MAX; /* until it starts: no time to count */
 		ts->hint[i] = (struct resume_hint){ COH_NONE, SPIN_NONE };
 	}
-	ts->timeslice_ps = SIMTIME_MAX;
+	/* until tasks_configure: no slice ends, the machine's wake-up costs */
+	ts->fair = (struct fair_params){ .policy = FAIR_FIFO, .slice = SIMTIME_MAX, .tick = PS_PER_MS };
+	ts->msched = &m->sched;
 	ts->window_end = SIMTIME_MAX;
 	ts->resume_kind = engine_register(eng, on_resume, ts);
 	engine_set_prefetch(eng, ts->resume_kind, prefetch_resume);
 	ts->handoff_kind = engine_register(eng, on_handoff, ts);
 	ts->wake_kind = engine_register(eng, on_wake, ts);
+	ts->timer_kind = engine_register(eng, on_timer, ts);
 	return 0;
 }
 
@@ -68,9 +80,8 @@ void tasks_attach(struct tasks *ts, struct coherence *coh, struct spinlocks *loc
 void tasks_configure(struct tasks *ts, const struct kernel_design *k, gsl_rng *rng, simtime_t window_start,
 		     simtime_t window_end, task_hook_fn op_counted, void *op_counted_ctx)
 {
-	ts->wakeup_latency_ps = k->wakeup_latency_ps;
-	ts->context_switch_ps = k->context_switch_ps;
-	ts->timeslice_ps = k->timeslice_ps;
+	ts->fair = kernel_scheduler(k, ts->m->ncpus);
+	ts->msched = &ts->m->sched;
 	ts->preempt_rt = k->preempt_rt;
 	ts->rng = rng;
 	ts->window_start = window_start;
@@ -99,6 +110,10 @@ void tasks_free(struct tasks *ts)
 	free(ts->cpu_current);
 	free(ts->runq_head);
 	free(ts->runq_tail);
+	free(ts->runq_len);
+	free(ts->rq);
+	free(ts->idle_hist);
+	free(ts->resched_at);
 	free(ts->idle_since);
 	free(ts->hint);
 	memset(ts, 0, sizeof(*ts));
@@ -515,7 +530,7 @@ static bool run_nap(struct tasks *ts, struct task *t, const struct uop *u)
 {
 	/* asleep until a timer (the workload's draw plus the uop's own) fires */
 	task_sleep(ts, t);
-	engine_schedule(ts->eng, t->clock + t->call.work_ps + u->work_ps + ts->wakeup_latency_ps, ts->wake_kind, t->id);
+	engine_schedule(ts->eng, t->clock + t->call.work_ps + u->work_ps, ts->timer_kind, t->id);
 	return false;
 }
 
@@ -689,7 +704,15 @@ static void on_wake(void *ctx, uint32_t task)
 	t->sched.rt_woken = false;
 	if (!t->sched.rt_queued) /* an rtlock's waiter retries its lock micro-op */
 		t->pc++;
-	cpu_enter(ts, t, ts->eng->now);
+	task_wake_landed(ts, t);
+}
+
+/* A sleeping task's timer fired (a nap's end): it wakes as its own waker would. */
+static void on_timer(void *ctx, uint32_t task)
+{
+	struct tasks *ts = ctx;
+
+	task_wake(ts, &ts->v[task], NULL);
 }
 
 static void on_handoff(void *ctx, uint32_t task)

@@ -36,6 +36,9 @@
 #include "models/rwsem.h"
 #include "models/futex_path.h"
 #include "models/machine.h"
+#include "models/sched/fair.h"
+#include "models/sched/idle.h"
+#include "models/sched/select.h"
 #include "models/spinlock.h"
 #include "sim/core/engine.h"
 
@@ -165,14 +168,20 @@ struct task_acct {
 					   (the rare ones: last, the cold end of the group) */
 };
 
-/* A task's CPU: its place in the run queue, its slice, and PREEMPT_RT's sleeping
- * bucket lock (whose holder may be preempted inside its section). */
+/* A task's CPU: its place in the run queue and the fair class, where it may run,
+ * a wake-up under way, and PREEMPT_RT's sleeping bucket lock (whose holder may be
+ * preempted inside its section). */
 struct task_sched {
 	bool rt_queued;               /* PREEMPT_RT: a waiter of the lock it is taking */
 	bool rt_woken;                /* ... whose unlocker has woken it (a wake event is due) */
+	bool wake_to_idle;            /* its wake-up reserved an idle CPU: it runs there when it lands */
 	uint32_t runq_next;           /* next task in its CPU's run queue */
+	uint32_t waker_cpu;           /* the CPU its pending wake-up came from */
 	simtime_t lock_taken_at;      /* when it took the bucket lock it holds last */
-	simtime_t slice_start;        /* when it last got its CPU */
+	simtime_t exec_start;         /* its clock when its run time was last accounted */
+	struct fair_entity fair;      /* its virtual runtime and deadline (models/sched/fair.h) */
+	struct wakee_record wakee;    /* whom it woke (wake_wide) */
+	const struct cpu_mask *allowed; /* CPUs it may run on; NULL: only its cpu */
 };
 
 /* A task's wait: as a futex waiter on a bucket's chain (models/futex_queue.h), and
@@ -182,6 +191,7 @@ struct task_wait {
 	const struct futex_table *table; /* the chain it is on: its table and bucket */
 	simtime_t slept_at;           /* when it last went to sleep */
 	uint32_t chain_next;          /* next task in its bucket's chain */
+	uint32_t wake_q_next;         /* next on its waker's wake_q */
 	uint32_t bucket;
 	uint32_t q_line;              /* the line of its futex_q (on its stack), COH_NONE if none */
 	bool wake_pending;            /* woken before it went to sleep: do not sleep */
@@ -193,6 +203,8 @@ struct chain_walk {
 	uint32_t taken;               /* the entry it is unlinking */
 	uint8_t stage;                /* enum walk_stage */
 	uint32_t woken, moved;        /* waiters woken and requeued by this walk */
+	uint32_t wake_q, wake_q_tail; /* the sleepers it woke, woken once it drops its bucket
+					 locks (wake_up_q after the unlock); TASK_NONE: none */
 };
 
 /* A task's counters for reports, restarted when the window starts (tasks_reset_stats). */
@@ -202,6 +214,10 @@ struct task_stats {
 	uint64_t requeued;            /* waiters its requeues moved */
 	simtime_t slept_ps;           /* time asleep (futex waits, semaphores) until woken, in the window */
 	uint64_t switches_in;         /* times it got its CPU from another task (context switches) */
+	uint64_t wake_ipis;           /* of its wake-ups, those that needed an IPI */
+	uint64_t wake_preempts;       /* ... that preempted the task running on its CPU */
+	uint64_t migrations;          /* ... that moved it to another CPU */
+	simtime_t wake_latency_ps;    /* from its wakers' wake-ups to it running, summed */
 	uint64_t futex_calls;         /* futex syscalls it made (counted by the workload) */
 };
 
@@ -289,19 +305,24 @@ struct tasks {
 	const uint32_t *qnode_lines;  /* per CPU */
 	struct rwsems *rwsems;
 	gsl_rng *rng;                 /* random local work (OPND_RANDOM_EXP) */
-	simtime_t wakeup_latency_ps;  /* a woken sleeper runs this long after its waker (idle CPU) */
-	simtime_t context_switch_ps;  /* a CPU going from one task to another */
-	simtime_t timeslice_ps;
+	struct fair_params fair;      /* the kernel's fair class, its slice scaled to the machine */
+	const struct machine_sched *msched; /* the machine's idle states and wake-up costs */
 	bool preempt_rt;              /* bucket locks are PREEMPT_RT's sleeping spinlock_t (models/rtlock.h) */
 
 	uint32_t n;
 	struct task *v;
 	uint32_t *core_busy;          /* running tasks per core */
-	/* per CPU: the task on it (TASK_NONE: idle, since idle_since), its run queue */
-	uint32_t *cpu_current, *runq_head, *runq_tail;
+	/* per CPU: the task on it (TASK_NONE: idle, since idle_since; a task whose wake-up
+	 * reserved it counts), its run queue and how many wait there, the fair class's sums,
+	 * the idle governor's history, and when a woken task's preemption of the running
+	 * one takes effect (SIMTIME_MAX: none pending) */
+	uint32_t *cpu_current, *runq_head, *runq_tail, *runq_len;
 	simtime_t *idle_since;
+	struct fair_rq *rq;
+	struct idle_history *idle_hist;
+	simtime_t *resched_at;
 	struct resume_hint *hint;     /* per task */
-	uint32_t resume_kind, handoff_kind, wake_kind;
+	uint32_t resume_kind, handoff_kind, wake_kind, timer_kind;
 	simtime_t window_start, window_end; /* ops are counted when they complete inside */
 
 	task_hook_fn program_done;    /* the workload's: sets the next program, or stops the task */

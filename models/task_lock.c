@@ -190,15 +190,6 @@ static void rtlock_owner_off_cpu(struct tasks *ts, uint32_t lock)
 	}
 }
 
-/* On PREEMPT_RT a spinlock_t section is preemptible: a holder whose time slice
- * ran out while it held the lock, with another task waiting for its CPU, was
- * preempted inside the section. The model does it before the unlock. */
-static bool slice_ended_in_section(const struct tasks *ts, const struct task *t)
-{
-	return !t->background && ts->runq_head[t->cpu] != TASK_NONE &&
-	       t->sched.lock_taken_at - t->sched.slice_start < ts->timeslice_ps && t->clock - t->sched.slice_start >= ts->timeslice_ps;
-}
-
 bool rtunlock_access_done(struct tasks *ts, struct task *t)
 {
 	uint32_t top;
@@ -221,15 +212,17 @@ bool rtunlock_access_done(struct tasks *ts, struct task *t)
 			rtlock_spin_ended(ts, w);
 		} else if (w->state == TS_SLEEP && !w->sched.rt_woken) {
 			w->sched.rt_woken = true;
-			task_wake(ts, w);
+			task_wake(ts, w, t);
 		}
 	}
+	if (t->locks_held == 0 && t->walk.wake_q != TASK_NONE)
+		task_wake_q_flush(ts, t);
 	return true;
 }
 
 bool rtunlock_run(struct tasks *ts, struct task *t)
 {
-	if (t->lock_stage == LS_CMPXCHG && slice_ended_in_section(ts, t)) {
+	if (t->lock_stage == LS_CMPXCHG && task_slice_ended_in_section(ts, t)) {
 		if (!catch_up(ts, t))
 			return false;
 		if (task_preempted(ts, t)) {
@@ -248,12 +241,12 @@ bool rtunlock_run(struct tasks *ts, struct task *t)
 /* --- rw semaphores (models/rwsem.h) --- */
 
 /* Wakes every waiter the semaphore can now go to. */
-static void rwsem_hand_over(struct tasks *ts, uint32_t sem)
+static void rwsem_hand_over(struct tasks *ts, struct task *t, uint32_t sem)
 {
 	uint32_t w;
 
 	while ((w = rwsem_grant_next(ts->rwsems, sem, ts->eng->now)) != RWSEM_NONE)
-		task_wake(ts, &ts->v[w]);
+		task_wake(ts, &ts->v[w], t);
 }
 
 /* The atomic of an rwsem op completed: take, queue (sleep) or release. */
@@ -269,7 +262,7 @@ bool rwsem_access_done(struct tasks *ts, struct task *t)
 		}
 	} else {
 		rwsem_up(ts->rwsems, u->sem, t->id, write);
-		rwsem_hand_over(ts, u->sem);
+		rwsem_hand_over(ts, t, u->sem);
 	}
 	t->pc++;
 	task_set_state(t, TS_RUN);

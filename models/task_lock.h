@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "models/task.h"
+#include "models/task_cpu.h"
 
 /* The accesses a lock micro-op makes to the lock's line, in order; PREEMPT_RT's
  * lock and unlock: the cmpxchg, then the wait_lock's (LS_RT_SLOW). */
@@ -48,6 +49,8 @@ static inline void lock_release_done(struct tasks *ts, struct task *t)
 	spinlock_release(ts->locks, t->lock, t->id);
 	t->locks_held--;
 	t->pc++;
+	if (t->locks_held == 0 && t->walk.wake_q != TASK_NONE)
+		task_wake_q_flush(ts, t);
 }
 /* PREEMPT_RT (ts->preempt_rt; its lock micro-op goes through lock_run and
  * lock_access_done too): runs the unlock micro-op from its current stage; true once

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/views/json.h"
+
 static void add(struct compare *c, const char *name, const char *units, int decimals, bool shown, double base,
 		double value)
 {

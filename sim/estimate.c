@@ -9,10 +9,10 @@
 #include "models/futex_table.h"
 #include "models/memmap.h"
 #include "models/spinlock.h"
+#include "models/task.h"
 #include "sim/core/bytes.h"
-#include "sim/core/engine.h"
-#include "sim/results.h"
-#include "sim/sim.h"
+#include "sim/result_rows.h"
+#include "sim/timeseries.h"
 
 /* Everything of fixed size: the YAML docs, the table directory, libraries' own. */
 #define FIXED_BYTES (8ull << 20)
@@ -32,7 +32,7 @@ void estimate_memory(const struct scenario *sc, struct estimate *est)
 
 	/* each model's own estimate, from the allocator it sizes */
 	bytes = bytes_add(coh_bytes(lines, m), memmap_bytes(lines));
-	bytes = bytes_add(bytes, results_bytes(lines, buckets));
+	bytes = bytes_add(bytes, result_rows_bytes(lines, buckets));
 	bytes = bytes_add(bytes, bytes_add(spinlocks_bytes(buckets), futex_tables_bytes(buckets)));
 	bytes = bytes_add(bytes, w.bytes);
 	bytes = bytes_add(bytes, bytes_add(series_bytes(ntasks), tasks_bytes(ntasks)));
@@ -45,16 +45,16 @@ void estimate_memory(const struct scenario *sc, struct estimate *est)
 	est->targets = w.targets;
 }
 
-void estimate_events(const struct sim *s, struct estimate *est)
+void estimate_events(const struct scenario *sc, const struct tasks *ts, uint64_t intervals, struct estimate *est)
 {
-	const struct tasks *ts = &s->tasks;
-	uint32_t nthreads = s->nthreads;
+	uint32_t nthreads = sc->wl_type->nthreads(sc->wl_params);
+	simtime_t end = sc->warmup + sc->duration;
 	struct workload_size w = { 0 };
 	simtime_t floor = 0;
 	uint64_t uops = 1;
 
-	if (s->sc->wl_type->size)
-		s->sc->wl_type->size(s->sc->wl_params, &w);
+	if (sc->wl_type->size)
+		sc->wl_type->size(sc->wl_params, &w);
 
 	/* The cheapest thread program's fixed local work. Random work (which may be
 	 * ~0) is left out; a program that branches around work would make this an
@@ -79,8 +79,8 @@ void estimate_events(const struct sim *s, struct estimate *est)
 	/* each task at most end / (floor + the workload's least mean draw) ops
 	 * (background tasks counted like threads), each at most one event per
 	 * micro-op; one event per interval */
-	est->ops = bytes_mul(ts->n, s->end / bytes_add(floor, w.step_work_ps) + 1);
-	est->events = bytes_add(bytes_mul(est->ops, uops), s->series.nintervals + 1);
+	est->ops = bytes_mul(ts->n, end / bytes_add(floor, w.step_work_ps) + 1);
+	est->events = bytes_add(bytes_mul(est->ops, uops), intervals + 1);
 }
 
 static double gib(uint64_t bytes)

@@ -14,10 +14,11 @@
  * be within a factor of two of the peak heap (tests/check_estimate.c holds it
  * to that against the measured peak RSS).
  *
- * Events (estimate_events, on the built simulation before it runs): every
- * program run of a task takes at least its fixed local work (loop, syscall and
- * the path's costs; accesses and lock waits only add to it) plus, for blocking
- * workloads, the typical think time or critical section it draws
+ * Events (estimate_events, from the built tasks' programs before the run; sim_build
+ * passes them in, so this module sits below the run and knows nothing of struct
+ * sim): every program run of a task takes at least its fixed local work (loop,
+ * syscall and the path's costs; accesses and lock waits only add to it) plus, for
+ * blocking workloads, the typical think time or critical section it draws
  * (workload_size.step_work_ps), so runs <= tasks x simulated time / that, and
  * each schedules at most one event per micro-op; plus one event per
  * output.interval. For hash-bench an upper bound, typically 2-10 times the
@@ -34,7 +35,7 @@
 #include "sim/core/error.h"
 #include "sim/scenario.h"
 
-struct sim;
+struct tasks;
 
 struct estimate {
 	uint64_t bytes;       /* peak heap of the model, results included */
@@ -48,9 +49,10 @@ struct estimate {
 
 /* Memory of `sc` (fills bytes, lines, buckets, targets). */
 void estimate_memory(const struct scenario *sc, struct estimate *est);
-/* Events of the built `s` (fills events, ops, op_floor_ps); UINT64_MAX when an
- * op takes no simulated time. */
-void estimate_events(const struct sim *s, struct estimate *est);
+/* Events of `sc`'s run with the built tasks `ts` (their first programs) and
+ * `intervals` time-series intervals (fills events, ops, op_floor_ps); UINT64_MAX
+ * when an op takes no simulated time. */
+void estimate_events(const struct scenario *sc, const struct tasks *ts, uint64_t intervals, struct estimate *est);
 
 /* Fail (FS_ERR_INPUT) when times summed over every task (waiting times of a
  * lock or line) could exceed 2^64 ps: tasks x (warmup + duration) >= 2^64. */

@@ -21,6 +21,7 @@
 #include "sim/runpool.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/views/text.h"
 
 #define FIT_MAX_ROWS 64
 #define FIT_MAX_PARAMS 5

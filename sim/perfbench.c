@@ -13,6 +13,7 @@
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/views/text.h"
 
 /* The machine and kernel of scenarios/quickstart.yaml, and its seed. */
 #define DEFAULT_MACHINE "small-1node"

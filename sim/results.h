@@ -1,69 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* The figures of one run, gathered from the models after sim_run(), and the
- * perf-style summary printed from them. Every view of the models' state (the
- * summary, the result file's tables, `futexsim show`) reads this struct, never
- * the models: a run's summary prints the same from a result file later
- * (sim/h5read.h fills the same struct), and the summary and the file cannot
- * disagree. Tables are arrays of row structs (threads, lines, tables, buckets,
- * resizes); sim/h5common.h lists their columns for the writer and the reader.
+/* The figures of one run, gathered from the models after sim_run(): every view of
+ * the models' state reads this struct, never the models. The summary, explain, c2c,
+ * show --csv and --json (sim/views/) and the result file's tables (sim/h5out.h) all
+ * print or write from it, and sim/h5read.h fills the same struct back from a file,
+ * so a run's summary prints the same from its file later and the summary and the
+ * file cannot disagree. Tables are arrays of row structs (sim/result_rows.h);
+ * sim/h5common.h lists their columns for the writer and the reader. Every figure
+ * derived from the rows that more than one view shows (blocking totals, transfers
+ * per op, time per op by class) is computed here once, so the views only format.
  */
 #ifndef FUTEXSIM_RESULTS_H
 #define FUTEXSIM_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "models/machine.h"
+#include "models/futex_step.h"
+#include "models/futex_table.h"
+#include "models/workload.h"
 #include "sim/band.h"
 #include "sim/perfstat.h"
-#include "sim/sim.h"
+#include "sim/result_rows.h"
 
-struct thread_result {
-	uint32_t id, cpu, node;
-	const char *role;       /* what it does where threads differ ("message", "worker"), in the
-				   text arena; NULL where all are alike (threads/role absent) */
-	uint64_t ops;           /* completed inside the measuring window */
-	uint64_t ops_per_sec;   /* perf_ops_per_sec(ops, window) */
-	char *perf_line;        /* perf's "[thread  N] ..." line, with newline */
-	/* blocking: in the window (all 0 for workloads that never block) */
-	uint64_t futex_calls, wakeups, chain_walked, requeued, switches;
-	simtime_t blocked_ps;   /* asleep in futex waits */
-	simtime_t time_ps[TC_NCLASSES]; /* its time in the window by what it did (models/task.h) */
-	bool has_time;          /* time_ps known (files of earlier versions lack it) */
-};
-
-/* A line that saw traffic (lines/). */
-struct line_result {
-	uint32_t line, home_node;
-	uint32_t first, last;   /* the elements of its object on it (models/memmap.h) */
-	uint8_t mixed;          /* objects of several kinds share it */
-	uint64_t address, reads, writes, fills;
-	uint64_t transfers[XFER_NCLASSES];
-	uint64_t total_transfers;
-	simtime_t queued_ps;
-	char *what;             /* memmap_describe(); in the results' text arena */
-	char *fields;           /* "waiters,lock": its object's fields on it; in the arena, shared
-				   by consecutive lines with the same text */
-	const char *object, *element; /* its object's names, borrowed from the run's memory map
-					 (NULL when read back from a file) */
-};
-
-/* A futex hash table (tables/). */
-struct table_result {
-	char *name, *hash;      /* hash "" when the table has no function */
-	uint32_t size, node;
-	uint64_t first_bucket;  /* its first row in buckets */
-	uint64_t futexes;       /* futexes hashed to it */
-	uint64_t collisions;    /* futexes that found their bucket already taken */
-};
-
-/* A bucket of a table (buckets/), in table order. */
-struct bucket_result {
-	uint32_t table, bucket;
-	uint64_t hashed;        /* futexes hashed to it */
-	uint64_t acquisitions, contended;
-	simtime_t wait_ps;      /* total time waiters queued for its lock */
-};
+struct sim;
 
 struct results_text;       /* the arena of the lines' text (results_text) */
 
@@ -140,62 +99,6 @@ void results_free(struct results *r);
  * be printed at once. -1 when out of memory (results_free it either way). */
 int results_header_from_sim(struct results *r, const struct sim *s);
 
-/* perf's shape: the header (results_print_header: futexsim's and perf's "Run
- * summary" lines), then results_print_figures: per-thread lines (optional),
- * exactly one "Averaged ..." line, then futexsim's own figures. Two runs of the
- * same scenario and seed print the same summary, byte for byte. */
-void results_print_summary(const struct results *r, int per_thread, FILE *out);
-void results_print_header(const struct results *r, FILE *out);
-void results_print_figures(const struct results *r, int per_thread, FILE *out);
-/* futexsim explain: where the reported threads' time in the window went, by class
- * (models/task.h: enum time_class), in ns per op and as a share, and how much of
- * the threads' time the classes account for. -1 (nothing printed) when the file
- * has no time breakdown or no ops. */
-int results_print_explain(const struct results *r, FILE *out);
-/* explain's figure: the threads' time of class k (enum time_class) in the window per
- * op, in ns; -1 when the run has no breakdown or no op. */
-double results_class_ns_per_op(const struct results *r, int k);
-
-/* How `futexsim c2c` ranks lines. */
-enum c2c_sort { C2C_BY_TRANSFERS, C2C_BY_REMOTE, C2C_BY_WAITING };
-/* A perf-c2c-like report: the `n` lines with the most transfers (or remote ones, or
- * the most waiting), each with its object and fields, the path steps that touch
- * them, reads and writes, transfers within a core, a node and across nodes (perf
- * c2c's local and remote HITM), DRAM fills and the time requests queued for it.
- * -1 when the file has no lines. */
-int results_print_c2c(const struct results *r, uint32_t n, enum c2c_sort sort, FILE *out);
-
-/* futexsim's own figures, the part of results_print_figures after the Averaged
- * line: "futexsim: W ms warm-up, M ms measured ...", total ops, line transfers,
- * DRAM fills, blocking figures, hottest lines. */
-void results_print_own_figures(const struct results *r, FILE *out);
-/* perf bench futex hash's lines after its header, exactly as perf prints them
- * (print_summary() of tools/perf/bench/futex-hash.c): unless `silent` the
- * per-thread lines and a blank line, then "Averaged N operations/sec (+- X%),
- * total secs = S" with S the whole seconds of the measured window, as perf's %d. */
-void results_print_perf(const struct results *r, int silent, FILE *out);
-
-/* The simulation's speed: "  wall time W s for O simulated ops and E events: ..."
- * (the one line that differs between two runs; futexsim prints it on stderr). */
-void results_print_speed(const struct results *r, FILE *out);
-
-/* The hottest buckets (r->hotb), as a block in the summary's style. */
-void results_print_buckets(const struct results *r, FILE *out);
-
-/* show --csv: the header line, with a column for each of the workload figures
- * `figures` (the union over the files shown), then a row per file: every scalar
- * figure of the summary, its name, the blocking totals, the speed, the named
- * workload figures (empty when the run has none of that name) and "complete"
- * last (RFC 4180 quoting). The columns are listed in docs/results-format.md. */
-void results_print_csv_header(const char *const *figures, size_t nfigures, FILE *out);
-void results_print_csv_row(const struct results *r, const char *file, const char *const *figures, size_t nfigures,
-			   FILE *out);
-
-/* show --json: one JSON object (indented, no newline after its closing brace)
- * with every figure the summary prints, the hottest buckets and the per-thread
- * ops; the caller puts the objects of several files in an array. */
-void results_print_json(const struct results *r, const char *file, FILE *out);
-
 /* The strings of `v` joined with spaces ("" when n is 0), malloc'd; NULL when
  * out of memory. The --set list as the summary and the CSV show it. */
 char *results_join(const char *const *v, size_t n);
@@ -203,6 +106,8 @@ char *results_join(const char *const *v, size_t n);
 /* Indices of the (up to) `k` largest non-zero keys, largest first, ties by
  * lower index, into idx[]; their number in *count. -1 when out of memory. */
 int results_top(const uint64_t *key, uint64_t n, uint32_t k, uint64_t *idx, uint32_t *count);
+
+/* The figures the views derive from the rows, each computed once here. */
 
 /* The blocking figures of every thread, summed (all 0 for a run that never blocked). */
 struct blocking_totals {
@@ -214,17 +119,8 @@ struct blocking_totals results_blocking_totals(const struct results *r);
 /* Line transfers of every class per op in the window (0 without ops). */
 double results_transfers_per_op(const struct results *r);
 
-/* Bytes the gathered results take for `lines` lines with traffic and `buckets`
- * buckets (a row each, a line's description and fields strings), and what the
- * result file's writer gathers beside them. */
-uint64_t results_bytes(uint64_t lines, uint64_t buckets);
-
-/* A JSON string (quotes, escapes) and a JSON number (null when not finite), for
- * every command that prints JSON. */
-void results_json_str(FILE *out, const char *s);
-void results_json_num(FILE *out, double v);
-
-/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-void results_csv_text(FILE *out, const char *s);
+/* explain's figure: the threads' time of class k (enum time_class) in the window per
+ * op, in ns; -1 when the run has no breakdown or no op. */
+double results_class_ns_per_op(const struct results *r, int k);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/core/config.h"
+#include "sim/core/event_queue.h"
 
 #define MAX_INHERIT_DEPTH 8
 #define MAX_PRESETS 256
@@ -227,7 +228,10 @@ static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, c
 
 static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_error *e)
 {
-	static const char *const keys[] = { "duration", "warmup", "seed", "aslr", "max_memory", "max_events", NULL };
+	static const char *const keys[] = { "duration", "warmup", "seed", "aslr", "max_memory", "max_events",
+					    "event_queue", NULL };
+	const char *queues[EVENT_QUEUE_NTYPES + 1];
+	int queue = 0;
 	bool aslr;
 
 	if (run && (cfg_expect(run, YT_MAP, "run", e) < 0 || cfg_check_keys(run, "run", keys, e) < 0))
@@ -240,6 +244,11 @@ static int parse_run(struct scenario *sc, const struct yt_node *run, struct fs_e
 			 e) < 0 ||
 	    cfg_get_u64(run, "max_events", SCENARIO_DEFAULT_MAX_EVENTS, 1, UINT64_MAX, &sc->max_events, e) < 0)
 		return -1;
+	/* read only when given, so that the default leaves no trace in `resolved` */
+	if (yt_get(run, "event_queue") &&
+	    cfg_get_enum(run, "event_queue", event_queue_names(queues), 0, &queue, e) < 0)
+		return -1;
+	sc->event_queue = event_queue_at((size_t)queue);
 	if (sc->duration + sc->warmup > SCENARIO_MAX_SIM_PS)
 		return fs_fail_at(e, &run->mark, "run: warmup + duration exceed the limit of 3600 s simulated");
 	/* A PIE heap's place, randomised per seed as ASLR would (28 bits of pages). */
@@ -323,7 +332,10 @@ static int parse_resolved(struct scenario *sc, struct fs_error *e)
 		section(sc->doc, kernel, "global_hash", &oom);
 		section(sc->doc, kernel, "private_hash", &oom);
 		section(sc->doc, kernel, "costs", &oom);
+		section(sc->doc, kernel, "scheduler", &oom);
 	}
+	if (yt_get(r, "machine") && yt_get(r, "machine")->kind == YT_MAP)
+		section(sc->doc, yt_get(r, "machine"), "sched", &oom);
 	if (oom)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	yt_doc_record_defaults(sc->doc, true);

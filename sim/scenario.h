@@ -22,6 +22,8 @@
 #include "sim/core/simtime.h"
 #include "sim/core/yamltree.h"
 
+struct event_queue_type;
+
 /* Runs are refused beyond this much simulated time (keeps every sum of times far
  * from 2^64 ps). */
 #define SCENARIO_MAX_SIM_PS (3600ull * 1000000000000ull)
@@ -73,6 +75,10 @@ struct scenario {
 
 	uint64_t max_memory;          /* run.max_memory: bytes the model may take (sim/estimate.h) */
 	uint64_t max_events;          /* run.max_events: engine events a run may need */
+	/* run.event_queue: the engine's queue (sim/core/event_queue.h). Not a model
+	 * parameter: every queue gives the same results, only the speed differs, so
+	 * its default is not recorded in `resolved` (a given value is, as given). */
+	const struct event_queue_type *event_queue;
 };
 
 /* Loads `path`, applies `sets` ("dotted.path=VALUE") in order, resolves presets

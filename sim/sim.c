@@ -45,7 +45,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	s->k = &sc->kernel;
 	s->warmup_end = sc->warmup;
 	s->end = sc->warmup + sc->duration;
-	if (engine_init(&s->eng) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
+	if (engine_init_queue(&s->eng, sc->event_queue) < 0 || tasks_init(&s->tasks, &s->eng, s->m, ntasks) < 0 ||
 	    series_init(&s->series, &s->eng, &s->coh, s->nthreads, s->warmup_end, s->end, sc->interval) < 0 ||
 	    coh_init(&s->coh, s->m, &s->eng, ntasks, tasks_on_grant, &s->tasks) < 0 ||
 	    spinlocks_init(&s->locks, ntasks, s->k->spinlock) < 0 || rwsems_init(&s->rwsems, ntasks) < 0 ||
@@ -72,7 +72,7 @@ int sim_build(struct sim *s, const struct scenario *sc, struct fs_error *e)
 	 * hooks only cost (a private hash of 1024 buckets for 1024 threads: 10% slower). */
 	s->eng.prefetch_next = coh_shared_lines(&s->coh) >= 16384;
 	/* built (cheap next to the run): its programs bound the events */
-	estimate_events(s, &est);
+	estimate_events(sc, &s->tasks, s->series.nintervals, &est);
 	return estimate_check_events(sc, &est, e);
 }
 

@@ -6,6 +6,9 @@
 # and the CPU cost per op relative to the first scenario's, measured in the same run; then
 # the real kernel's rate for the op on this machine (perf bench futex hash, when there).
 # Figures only: timing never fails a build. PYTHON: an interpreter for getrusage.
+# QUEUES="4-ary-heap binary-heap" (make bench QUEUES=...): each scenario of the first table
+# run with each of the engine's queues in turn (run.event_queue, sim/core/event_queue.h), a
+# row each, so that the queues are measured beside each other on the same host load.
 set -eu
 bin=${1:-bin/futexsim}
 python=${PYTHON:-/usr/bin/python3}
@@ -22,23 +25,31 @@ sys.stdout.write(p.stdout)
 sys.exit(p.returncode)' "$@"
 }
 
-printf '%-18s %10s %10s %8s %12s %10s %9s %8s %s\n' scenario "sim ops" events "CPU s" "ops/CPU-s" "events/op" "ns/op" "RSS MB" "cost/op vs first"
+queues=${QUEUES:-}
+w=18
+[ -z "$queues" ] || w=30
+printf '%-*s %10s %10s %8s %12s %10s %9s %8s %s\n' $w scenario "sim ops" events "CPU s" "ops/CPU-s" "events/op" "ns/op" "RSS MB" "cost/op vs first"
 first=""
-for s in e5-global e5-private2 e7-global big-global big-private big-4096futexes; do
-	f=scenarios/bench/$s.yaml
+for name in e5-global e5-private2 e7-global big-global big-private big-4096futexes; do
+	f=scenarios/bench/$name.yaml
 	[ -f "$f" ] || continue
-	out=$(measure "$bin" run "$f" --no-output)
-	set -- $(printf '%s\n' "$out" | head -n 1)
-	cpu=$1 rss=$2
-	# "  wall time W s for O simulated ops and E events: ..."
-	set -- $(printf '%s\n' "$out" | grep '^  wall time')
-	ops=$6 events=${10}
-	nsop=$(awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.1f", c * 1e9 / o }')
-	awk -v n="$s" -v c="$cpu" -v o="$ops" -v e="$events" -v ns="$nsop" -v r="$rss" -v f="$first" 'BEGIN {
-		printf "%-18s %10d %10d %8.2f %11.2fM %10.2f %9.1f %8.0f", n, o, e, c, o / c / 1e6, e / o, ns, r / 1024
-		if (f != "") printf "   %.2fx", ns / f
-		printf "\n" }'
-	[ -n "$first" ] || first=$nsop
+	for q in ${queues:-default}; do
+		s=$name
+		set --
+		[ -z "$queues" ] || { s=$name/$q; set -- --set run.event_queue="$q"; }
+		out=$(measure "$bin" run "$f" --no-output "$@")
+		set -- $(printf '%s\n' "$out" | head -n 1)
+		cpu=$1 rss=$2
+		# "  wall time W s for O simulated ops and E events: ..."
+		set -- $(printf '%s\n' "$out" | grep '^  wall time')
+		ops=$6 events=${10}
+		nsop=$(awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.1f", c * 1e9 / o }')
+		awk -v w=$w -v n="$s" -v c="$cpu" -v o="$ops" -v e="$events" -v ns="$nsop" -v r="$rss" -v f="$first" 'BEGIN {
+			printf "%-" w "s %10d %10d %8.2f %11.2fM %10.2f %9.1f %8.0f", n, o, e, c, o / c / 1e6, e / o, ns, r / 1024
+			if (f != "") printf "   %.2fx", ns / f
+			printf "\n" }'
+		[ -n "$first" ] || first=$nsop
+	done
 done
 
 # The real kernel's rate for the same op on this machine, one thread on one CPU (the

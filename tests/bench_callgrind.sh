@@ -13,15 +13,15 @@ tmp=$(mktemp -d /tmp/futexsim-cg-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # totals SCENARIO DURATION: "OPS IR L1_MISSES LL_MISSES EVENTS ENGINE_IR" of one run
-# (ENGINE_IR: the instructions of sim/core/engine.[ch] itself, the heap and the dispatch
-# loop, without the handlers it calls)
+# (ENGINE_IR: the instructions of the engine itself, sim/core/engine.[ch] and its queue
+# (event_queue*.c, event_heap.h): the heap and the dispatch loop, without the handlers it calls)
 totals() {
 	out=$(valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=1048576,16,64 \
 		--callgrind-out-file="$tmp/cg" "$bin" run "$1" --no-output --set run.duration="$2" 2>&1)
 	set -- $(printf '%s\n' "$out" | awk '/^  wall time/ { print $6, $10 }')
 	ops=$1 events=$2
 	engine=$(callgrind_annotate --auto=no --threshold=100 --show=Ir "$tmp/cg" 2>/dev/null |
-		awk '/sim\/core\/engine\.[ch]:/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+		awk '/sim\/core\/(engine|event_queue[a-z0-9_]*|event_heap)\.[ch]:/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	# the events line names the columns, the summary line holds their totals
 	awk -v ops="$ops" -v events="$events" -v engine="$engine" '
 		/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i - 1 }

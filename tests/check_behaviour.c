@@ -220,6 +220,35 @@ START_TEST(test_same_seed_same_run)
 }
 END_TEST
 
+/* Two runs of one scenario gave the same figures, thread by thread and line by line:
+ * ops, programs, time by class as results report it, wake-ups, each line's counters. */
+static void assert_same_figures(const struct sim *a, const struct sim *b, const char *what)
+{
+	ck_assert_uint_eq(a->tasks.n, b->tasks.n);
+	for (uint32_t k = 0; k < a->tasks.n; k++) {
+		const struct task *x = &a->tasks.v[k], *y = &b->tasks.v[k];
+		/* the time reported (results.c): what a task counted so far plus the
+		 * micro-op under way; how far it got without an event moves time
+		 * from one to the other */
+		simtime_t tx[TC_NCLASSES], ty[TC_NCLASSES], sx[STEP_NSTEPS], sy[STEP_NSTEPS];
+
+		ck_assert_msg(x->ops == y->ops && x->programs_run == y->programs_run, "%s: task %u", what, k);
+		tasks_split_work(&a->tasks, x, sim_window_stop(a), tx, sx);
+		tasks_split_work(&b->tasks, y, sim_window_stop(b), ty, sy);
+		ck_assert_msg(memcmp(tx, ty, sizeof(tx)) == 0 && memcmp(sx, sy, sizeof(sx)) == 0,
+			      "%s: task %u's time by class", what, k);
+		ck_assert_uint_eq(x->stats.wakeups, y->stats.wakeups);
+	}
+	ck_assert_uint_eq(a->coh.nlines, b->coh.nlines);
+	for (uint32_t l = 0; l < a->coh.nlines; l++) {
+		const struct line *x = &a->coh.lines[l], *y = &b->coh.lines[l];
+
+		ck_assert_msg(x->reads == y->reads && x->writes == y->writes &&
+				      memcmp(&x->stats, &y->stats, sizeof(x->stats)) == 0,
+			      "%s: line %u", what, l);
+	}
+}
+
 /* A prefetch nobody waits behind completes without an event (models/coherence.c):
  * the same runs with every completion an event give the same ops, time by class
  * and line counters, thread by thread and line by line, with more events. On the
@@ -261,31 +290,55 @@ START_TEST(test_quiet_prefetches_change_nothing)
 		ck_assert_msg(quiet.s.eng.events < loud.s.eng.events, "%s: %llu events, %llu with every prefetch one",
 			      runs[i].path, (unsigned long long)quiet.s.eng.events,
 			      (unsigned long long)loud.s.eng.events);
-		for (uint32_t k = 0; k < quiet.s.tasks.n; k++) {
-			const struct task *x = &quiet.s.tasks.v[k], *y = &loud.s.tasks.v[k];
-
-			ck_assert_msg(x->ops == y->ops && x->programs_run == y->programs_run, "%s: task %u", runs[i].path,
-				      k);
-			/* the time reported (results.c): what a task counted so far plus the
-			 * micro-op under way; how far it got without an event moves time
-			 * from one to the other */
-			simtime_t tx[TC_NCLASSES], ty[TC_NCLASSES], sx[STEP_NSTEPS], sy[STEP_NSTEPS];
-
-			tasks_split_work(&quiet.s.tasks, x, sim_window_stop(&quiet.s), tx, sx);
-			tasks_split_work(&loud.s.tasks, y, sim_window_stop(&loud.s), ty, sy);
-			ck_assert_msg(memcmp(tx, ty, sizeof(tx)) == 0 && memcmp(sx, sy, sizeof(sx)) == 0,
-				      "%s: task %u's time by class", runs[i].path, k);
-			ck_assert_uint_eq(x->stats.wakeups, y->stats.wakeups);
-		}
-		for (uint32_t l = 0; l < quiet.s.coh.nlines; l++) {
-			const struct line *x = &quiet.s.coh.lines[l], *y = &loud.s.coh.lines[l];
-
-			ck_assert_msg(x->reads == y->reads && x->writes == y->writes &&
-					      memcmp(&x->stats, &y->stats, sizeof(x->stats)) == 0,
-				      "%s: line %u", runs[i].path, l);
-		}
+		assert_same_figures(&quiet.s, &loud.s, runs[i].path);
 		tu_run_free(&quiet);
 		tu_run_free(&loud);
+	}
+}
+END_TEST
+
+/* Every queue of the engine (sim/core/event_queue.h) runs the same events in the same
+ * order: the same event count, the same end, the same figures thread by thread and
+ * line by line, on hash-bench (the global hash, a private one with the prefetch
+ * hooks on), a mutex, a condvar barrier, producers and consumers. */
+START_TEST(test_every_queue_same_run)
+{
+	static const struct {
+		const char *path;
+		bool prefetch;
+	} runs[] = {
+		{ "scenarios/bench/e5-global.yaml", false },
+		{ "scenarios/bench/e5-private2.yaml", true },
+		{ "scenarios/workloads/mutex.yaml", false },
+		{ "scenarios/workloads/barrier.yaml", false },
+		{ "scenarios/workloads/producer-consumer.yaml", false },
+	};
+	const char *names[EVENT_QUEUE_NTYPES + 1];
+
+	event_queue_names(names);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		static struct tu_run base, other;
+		struct tu_run *both[2] = { &base, &other };
+		size_t queues[2] = { 0, (size_t)_i };
+
+		for (int j = 0; j < 2; j++) {
+			char queue[64];
+			const char *sets[] = { "run.duration=200us", "run.warmup=50us", queue };
+			struct fs_error e = { 0 };
+			struct tu_run *r = both[j];
+
+			snprintf(queue, sizeof(queue), "run.event_queue=%s", names[queues[j]]);
+			ck_assert_msg(scenario_load(&r->sc, runs[i].path, sets, 3, &e) == 0, "%s", e.msg);
+			ck_assert_msg(sim_build(&r->s, &r->sc, &e) == 0, "%s", e.msg);
+			ck_assert_ptr_eq(r->s.eng.queue, event_queue_at(queues[j]));
+			r->s.eng.prefetch_next = runs[i].prefetch;
+			ck_assert_msg(sim_run(&r->s, &e) == 0, "%s", e.msg);
+		}
+		ck_assert_uint_eq(base.s.eng.events, other.s.eng.events);
+		ck_assert_uint_eq(base.s.eng.now, other.s.eng.now);
+		assert_same_figures(&base.s, &other.s, runs[i].path);
+		tu_run_free(&base);
+		tu_run_free(&other);
 	}
 }
 END_TEST
@@ -363,6 +416,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_same_seed_same_run);
 	tcase_add_test(tc, test_time_classes_fill_the_window);
 	tcase_add_test(tc, test_quiet_prefetches_change_nothing);
+	tcase_add_loop_test(tc, test_every_queue_same_run, 1, EVENT_QUEUE_NTYPES);
 	tcase_add_test(tc, test_zero_time_loop_stops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

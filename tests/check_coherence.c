@@ -565,8 +565,8 @@ START_TEST(test_quiet_prefetch)
 
 	at(0); /* CPU 2 writes b (remote DRAM, 150 ns); its prefetcher fills a: no event for a */
 	ck_assert_int_eq(access_(b, 2, ACCESS_WRITE, &cost), COH_WAIT);
-	ck_assert_uint_eq(fx.e.len, 1);
-	ck_assert_uint_eq(fx.e.heap[0].target, b);
+	ck_assert_uint_eq(fx.e.q.len, 1);
+	ck_assert_uint_eq(fx.e.q.ev[0].target, b);
 	ck_assert_uint_eq(fx.c.lines[a].inflight, p2);
 	ck_assert(fx.c.lines[a].quiet_prefetch);
 	ck_assert_uint_eq(fx.c.prefetch_line[2], a);
@@ -574,7 +574,7 @@ START_TEST(test_quiet_prefetch)
 	at(100 * NS); /* CPU 0 reads a while it is in flight: a's completion becomes an event at 150 ns */
 	ck_assert_int_eq(access_(a, 0, ACCESS_READ, &cost), COH_WAIT);
 	ck_assert(!fx.c.lines[a].quiet_prefetch);
-	ck_assert_uint_eq(fx.e.len, 2);
+	ck_assert_uint_eq(fx.e.q.len, 2);
 	finish();
 	/* b at 150 ns; a: CPU 2 got it exclusively at 150 ns, CPU 0's read takes 100 ns more */
 	ck_assert_uint_eq(fx.n, 2);
@@ -596,7 +596,7 @@ START_TEST(test_quiet_prefetch)
 	ck_assert_uint_eq(fx.c.lines[c].grace_until, 1150 * NS);
 	ck_assert_uint_eq(fx.c.prefetch_line[2], COH_NONE);
 	ck_assert_uint_eq(fx.c.lines[c].stats.fills, 1);
-	ck_assert_uint_eq(fx.e.len, 0);
+	ck_assert_uint_eq(fx.e.q.len, 0);
 	teardown();
 }
 END_TEST

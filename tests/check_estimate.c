@@ -118,11 +118,12 @@ START_TEST(test_events_bound)
 	struct tu_run r;
 
 	tu_run(&r, shipped[_i], sets, 2);
-	estimate_events(&r.s, &est);
+	estimate_events(r.s.sc, &r.s.tasks, r.s.series.nintervals, &est);
 	ck_assert_uint_gt(est.op_floor_ps, 0);
 	ck_assert_msg(est.events >= r.s.eng.events, "%s: bound %llu < %llu events handled", shipped[_i],
 		      (unsigned long long)est.events, (unsigned long long)r.s.eng.events);
-	ck_assert_msg(est.events <= 200 * r.s.eng.events, "%s: bound %llu for %llu events handled", shipped[_i],
+	/* 500: the blocking workloads spend much of a 200 us window waking CPUs from idle */
+	ck_assert_msg(est.events <= 500 * r.s.eng.events, "%s: bound %llu for %llu events handled", shipped[_i],
 		      (unsigned long long)est.events, (unsigned long long)r.s.eng.events);
 	tu_run_free(&r);
 }

@@ -28,7 +28,7 @@
  *   memory_local (a fill from DRAM)                   80 ns
  *   lock_slowpath 30 cycles                        = 15 ns (the MCS node's set-up)
  *   chain_entry 15 cycles                          = 7.5 ns (per chain entry read)
- *   wakeup_latency                                    7 us
+ *   sched.wake_to_run (the machine's)                 7 us
  * line_hold is 0: a line is free to move as soon as its transfer is done. The
  * default 6.16+ bucket layout puts a bucket's waiters count, lock and chain on
  * one 64-byte line ("the bucket line"). */
@@ -69,12 +69,13 @@
 	" frequency: 2.0GHz,"                                                                           \
 	" costs: {line_hit: 1ns, atomic_hit: 10 cycles, transfer_smt: 5ns, transfer_node: 40ns,"        \
 	" memory_local: 80ns, syscall: 100ns, line_hold: 0, smt_slowdown: 1.0,"                         \
-	" transfer_occupancy: 1.0, transfer_contended: 1.0, invalidation: 1.0}}"
+	" transfer_occupancy: 1.0, transfer_contended: 1.0, invalidation: 1.0},"                        \
+	" sched: {wake_to_run: 7us}}"
 
 /* One global table of 16 buckets in the default layout; the path only serves to
  * build the hash-bench programs, which never run. */
 #define KERNEL                                                                                          \
-	"{name: grant-test, global_hash: {per_node: false, buckets: 16}, wakeup_latency: 7us,"           \
+	"{name: grant-test, global_hash: {per_node: false, buckets: 16},"           \
 	" costs: {lock_slowpath: 30 cycles, chain_entry: 15 cycles},"                                   \
 	" path: {wait_eagain: [syscall, get_key, hash_lookup, wait_setup, waiters_inc, lock, read_uval," \
 	" waiters_dec, unlock, hash_put]}}"
@@ -141,7 +142,7 @@ static void setup(void)
 		task(i)->call.word = &fx.w;
 	}
 	engine_run(&fx.s.eng, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 
 	fx.t = task(0);
 	fx.table = (struct futex_table *)fx.t->target.table;
@@ -196,7 +197,7 @@ static void warm(uint32_t line, uint32_t cpu, enum access_kind kind)
 	if (coh_access(&fx.s.coh, line, cpu, cpu, kind, &cost) == COH_WAIT)
 		engine_run(&fx.s.eng, SIMTIME_MAX);
 	fx.s.coh.grant = grant;
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	ck_assert_uint_lt(fx.s.eng.now, T0);
 }
 
@@ -367,7 +368,7 @@ START_TEST(test_lock_cmpxchg_held_pending_head)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -477,7 +478,7 @@ START_TEST(test_lock_tryread_then_xchg)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -545,7 +546,7 @@ START_TEST(test_lock_spin_sees_free_takes)
 	ck_assert_uint_eq(l->contended, 1);
 	ck_assert_uint_eq(l->wait_ps, T0 - 2 * US);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* no hand-off scheduled */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* no hand-off scheduled */
 	teardown();
 }
 END_TEST
@@ -585,7 +586,7 @@ START_TEST(test_lock_spin_sees_free_waits_for_take)
 	ck_assert_uint_eq(l->holder, 0);
 	ck_assert_uint_eq(l->pending, SPIN_NONE);
 	ck_assert_uint_eq(l->qhead, SPIN_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* no hand-off scheduled */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* no hand-off scheduled */
 	ck_assert_uint_eq(l->wait_ps, T0 + XFER_PS - 2 * US);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	teardown();
@@ -632,7 +633,7 @@ START_TEST(test_lock_spin_sees_held_spins_on)
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -703,7 +704,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->watchers, 0); /* watching its Shared copy */
 	ck_assert_uint_eq(line->qhead, COH_NONE);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 
 	/* the pending waiter's re-read: free for it, its take waits for the line */
 	tasks_on_grant(fx.ts, 2, fx.bline);
@@ -715,7 +716,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->inflight, 2);       /* its write */
 	ck_assert_uint_eq(line->watchers, COH_NONE); /* task 0's copy invalidated... */
 	ck_assert_uint_eq(line->qhead, 0);           /* ...its re-read queued behind */
-	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	/* the pending waiter's take granted: pending -> locked, no hand-off */
@@ -736,8 +737,8 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(fx.t->state, TS_LOCK_SPIN);
 	ck_assert_uint_eq(fx.t->clock, T0);
 	ck_assert_uint_eq(line->inflight, 0); /* task 0's re-read, from CPU 2 */
-	ck_assert_uint_eq(fx.s.eng.len, 1);   /* ...and nothing else: no hand-off event */
-	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.s.coh.done_kind);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);   /* ...and nothing else: no hand-off event */
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].kind, fx.s.coh.done_kind);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + 2 * XFER_PS);
 
 	/* the head's re-read sees the lock held: it spins on */
@@ -753,7 +754,7 @@ START_TEST(test_lock_head_sees_pending_spins_on)
 	ck_assert_uint_eq(line->nsharers, 2); /* CPUs 2 and 0 */
 	ck_assert_uint_eq(line->watchers, 0);
 	ck_assert_uint_eq(line->inflight, COH_NONE);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
@@ -807,7 +808,7 @@ START_TEST(test_lock_take)
 	ck_assert_uint_eq(fx.t->locks_held, 1);
 	ck_assert_uint_eq(fx.t->lock_stage, LS_CMPXCHG);
 	ck_assert_uint_eq(node_transfers(qnode2), 1);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
 	ck_assert_uint_eq(engine_next_time(&fx.s.eng), T0 + XFER_PS);
 
 	/* the hand-off: task 2 spins on the line from T0 + 40 ns, re-reading it
@@ -912,13 +913,13 @@ START_TEST(test_rwsem_down_write_contended_sleeps)
 	ck_assert_uint_eq(w->contended, 1);
 	ck_assert(fx.s.rwsems.wants_write[0]);
 	ck_assert_uint_eq(fx.s.rwsems.queued_at[0], T0);
-	ck_assert_uint_eq(fx.s.eng.len, 0);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
 	teardown();
 }
 END_TEST
 
 /* up_write granted with readers 2 (queued at 2 us) and 3 (at 3 us) asleep on it:
- * both get it together (readers 2), each woken wakeup_latency after T0; their
+ * both get it together (readers 2), each woken wake_to_run after T0; their
  * waits are 8 + 7 us. Task 0 is done at T0. */
 START_TEST(test_rwsem_up_write_hands_over)
 {
@@ -944,9 +945,9 @@ START_TEST(test_rwsem_up_write_hands_over)
 	ck_assert_uint_eq(w->writes, 1);
 	ck_assert_uint_eq(w->qhead, RWSEM_NONE);
 	ck_assert_uint_eq(w->wait_ps, (T0 - 2 * US) + (T0 - 3 * US));
-	ck_assert_uint_eq(fx.s.eng.len, 2);
-	for (size_t i = 0; i < fx.s.eng.len; i++) {
-		const struct event *ev = &fx.s.eng.heap[i];
+	ck_assert_uint_eq(fx.s.eng.q.len, 2);
+	for (size_t i = 0; i < fx.s.eng.q.len; i++) {
+		const struct event *ev = &fx.s.eng.q.ev[i];
 
 		ck_assert_uint_eq(ev->kind, fx.ts->wake_kind);
 		ck_assert_uint_eq(ev->time, T0 + WAKEUP_PS);
@@ -1082,7 +1083,8 @@ static void waker(uint32_t requeue, enum walk_stage stage, uint32_t prev, uint32
 	fx.t->call.nwake = 1;
 	fx.t->call.nrequeue = 0;
 	program((struct uop)WALK(requeue), TS_WALK_ACCESS, T0 - XFER_PS);
-	fx.t->walk = (struct chain_walk){ .prev = prev, .cur = cur, .taken = taken, .stage = stage };
+	fx.t->walk = (struct chain_walk){ .prev = prev, .cur = cur, .taken = taken, .stage = stage,
+					  .wake_q = TASK_NONE, .wake_q_tail = TASK_NONE };
 	fx.t->burst_line = fx.bline; /* the lock's access was its last hit */
 }
 
@@ -1170,6 +1172,25 @@ START_TEST(test_walk_read_match_unlinks)
 }
 END_TEST
 
+/* The walk woke task `id` while its waker holds the bucket lock: it is on the waker's
+ * wake_q, no wake event yet (wake_up_q comes after the unlock). Once the waker drops
+ * the lock at its clock `unlock` (the machine's sched.wake_up is 0), the wake event
+ * is due wake_to_run later: its CPU is idle and polls. */
+static void assert_woken_after_unlock(uint32_t id, simtime_t unlock)
+{
+	ck_assert_uint_eq(fx.t->walk.wake_q, id);
+	ck_assert_uint_eq(fx.t->walk.wake_q_tail, id);
+	ck_assert_uint_eq(fx.s.eng.q.len, 0);
+	ck_assert_uint_eq(fx.t->clock, unlock);
+	fx.t->locks_held = 0;
+	task_wake_q_flush(fx.ts, fx.t);
+	ck_assert_uint_eq(fx.t->walk.wake_q, TASK_NONE);
+	ck_assert_uint_eq(fx.s.eng.q.len, 1);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].kind, fx.ts->wake_kind);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].target, id);
+	ck_assert_uint_eq(fx.s.eng.q.ev[0].time, unlock + WAKEUP_PS);
+}
+
 /* A grant ends a burst: the walk's next access is back-to-back only with the
  * line just granted, and the per-entry work after a read is not back-to-back
  * with anything. Chain 1 (another word), 2 and 3 (on w); task 0 holds the
@@ -1185,7 +1206,7 @@ END_TEST
  *   T0 + 7.5 ns: the unlink's write queues behind it; the line comes back from
  *   CPU 4 once it is there, another 40 ns               -> granted at T0 + 83 ns
  *   waiters-- on the line CPU 0 now holds: atomic hit 5 ns -> T0 + 88 ns
- * task 2 woken (wakeup_latency after T0 + 83 ns), the walk done. Run ahead
+ * task 2 woken (wake_to_run after T0 + 83 ns), the walk done. Run ahead
  * instead, the unlink (1 ns) and waiters-- (5 ns) would keep the line on CPU 0
  * until T0 + 13.5 ns and task 4 would get it only at T0 + 53.5 ns. */
 START_TEST(test_walk_unlink_after_read_waits_its_turn)
@@ -1228,7 +1249,7 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	ck_assert_uint_eq(fx.t->walk.taken, 2);
 	ck_assert_uint_eq(fx.t->stats.chain_walked, 1);
 	ck_assert_uint_eq(fx.table->waiters[fx.bucket], 3);
-	ck_assert_uint_eq(fx.s.eng.len, 2);
+	ck_assert_uint_eq(fx.s.eng.q.len, 2);
 
 	/* task 4 gets the line first: at T0 + 43 ns, while the unlink waits */
 	engine_run(&fx.s.eng, granted4 + 1);
@@ -1251,10 +1272,7 @@ START_TEST(test_walk_unlink_after_read_waits_its_turn)
 	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->walk.woken, 1);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
-	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.ts->wake_kind);
-	ck_assert_uint_eq(fx.s.eng.heap[0].target, 2);
-	ck_assert_uint_eq(fx.s.eng.heap[0].time, unlinked + WAKEUP_PS);
+	assert_woken_after_unlock(2, fx.t->clock);
 	teardown();
 }
 END_TEST
@@ -1262,12 +1280,11 @@ END_TEST
 /* The unlink's write of task 2's entry granted at T0: the chain becomes 1, 3;
  * then waiters-- on the same line, which CPU 0 now holds Modified: an atomic hit
  * (5 ns), the count 3 -> 2, task 2 woken (one to wake: the walk ends, task 3
- * stays queued). Done at T0 + 5 ns. Task 2 runs wakeup_latency after it was
- * woken: no earlier than the RMW's start (T0), no later than its end (T0 + 5 ns). */
+ * stays queued). Done at T0 + 5 ns. Task 2 is woken once the waker unlocks: wake_to_run
+ * after that. */
 START_TEST(test_walk_unlink_wakes)
 {
 	static const uint32_t chain[] = { 1, 3 };
-	const struct event *ev;
 
 	setup();
 	warm(fx.bline, 0, ACCESS_WRITE);
@@ -1289,18 +1306,14 @@ START_TEST(test_walk_unlink_wakes)
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.t->walk.woken, 1);
 	ck_assert_uint_eq(fx.t->locks_held, 1);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
-	ev = &fx.s.eng.heap[0];
-	ck_assert_uint_eq(ev->kind, fx.ts->wake_kind);
-	ck_assert_uint_eq(ev->target, 2);
-	ck_assert_uint_ge(ev->time, T0 + WAKEUP_PS);
-	ck_assert_uint_le(ev->time, T0 + ATOMIC_HIT_PS + WAKEUP_PS);
+	assert_woken_after_unlock(2, T0 + ATOMIC_HIT_PS);
 	teardown();
 }
 END_TEST
 
-/* waiters-- of the unlinked task 2 granted at T0: the count 3 -> 2, task 2 woken
- * (running wakeup_latency later: T0 + 7 us), the walk done (one to wake). T0. */
+/* waiters-- of the unlinked task 2 granted at T0: the count 3 -> 2, task 2 on the
+ * waker's wake_q (after the unlock at T0, running wake_to_run later: T0 + 7 us), the
+ * walk done (one to wake). T0. */
 START_TEST(test_walk_dec_wakes)
 {
 	static const uint32_t chain[] = { 1, 3 };
@@ -1320,10 +1333,7 @@ START_TEST(test_walk_dec_wakes)
 	ck_assert_uint_eq(task(2)->stats.wakeups, 1);
 	ck_assert_uint_eq(task(3)->stats.wakeups, 0);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
-	ck_assert_uint_eq(fx.s.eng.len, 1);
-	ck_assert_uint_eq(fx.s.eng.heap[0].kind, fx.ts->wake_kind);
-	ck_assert_uint_eq(fx.s.eng.heap[0].target, 2);
-	ck_assert_uint_eq(fx.s.eng.heap[0].time, T0 + WAKEUP_PS);
+	assert_woken_after_unlock(2, T0);
 	teardown();
 }
 END_TEST
@@ -1373,7 +1383,7 @@ START_TEST(test_walk_requeue_moves)
 	ck_assert_uint_eq(fx.t->stats.requeued, 1);
 	ck_assert_uint_eq(fx.t->walk.stage, WS_START);
 	ck_assert_uint_eq(fx.t->locks_held, 2);
-	ck_assert_uint_eq(fx.s.eng.len, 0); /* nobody woken */
+	ck_assert_uint_eq(fx.s.eng.q.len, 0); /* nobody woken */
 	teardown();
 }
 END_TEST

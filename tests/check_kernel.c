@@ -135,6 +135,52 @@ START_TEST(test_presets_inherit)
 }
 END_TEST
 
+/* The scheduler block: the presets' policies, the slice scaled to the machine's CPUs
+ * (32: 3 ms; small-1node's 8: 3 ms; a fixed `timeslice` as given), and the wake-up
+ * keys that moved to the machine refused with a message naming their new place. */
+START_TEST(test_scheduler_block)
+{
+	struct scenario sc;
+	struct fs_error e;
+	struct fair_params fp;
+	char *p = scenario("e5-2650-2s", "linux-6.18", "");
+
+	ck_assert_msg(load(&sc, p, &e) == 0, "%s", e.msg);
+	fp = kernel_scheduler(&sc.kernel, 32);
+	ck_assert_int_eq(fp.policy, FAIR_EEVDF);
+	ck_assert_uint_eq(fp.slice, 3 * PS_PER_MS);
+	ck_assert_uint_eq(fp.tick, 4 * PS_PER_MS);
+	ck_assert(fp.run_to_parity && fp.delay_dequeue);
+	ck_assert_uint_eq(kernel_scheduler(&sc.kernel, 2).slice, 1500 * PS_PER_US);
+	scenario_free(&sc);
+	unlink(p);
+	free(p);
+	p = scenario("e5-2650-2s", "linux-3.14", "");
+	ck_assert_msg(load(&sc, p, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(sc.kernel.scheduler.policy, FAIR_FIFO);
+	scenario_free(&sc);
+	unlink(p);
+	free(p);
+	p = scenario("e5-2650-2s", "{preset: linux-6.18, timeslice: 20us, scheduler: {hz: 1000}}", "");
+	ck_assert_msg(load(&sc, p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(kernel_scheduler(&sc.kernel, 32).slice, 20 * PS_PER_US);
+	ck_assert_uint_eq(kernel_scheduler(&sc.kernel, 32).tick, PS_PER_MS);
+	scenario_free(&sc);
+	unlink(p);
+	free(p);
+	p = scenario("e5-2650-2s", "{preset: linux-6.18, wakeup_latency: 7us}", "");
+	ck_assert_int_eq(load(&sc, p, &e), -1);
+	ck_assert_msg(strstr(e.msg, "wakeup_latency") && strstr(e.msg, "sched.wake_to_run"), "%s", e.msg);
+	unlink(p);
+	free(p);
+	p = scenario("e5-2650-2s", "{preset: linux-6.18, scheduler: {policy: cfs}}", "");
+	ck_assert_int_eq(load(&sc, p, &e), -1);
+	ck_assert_msg(strstr(e.msg, "policy") && strstr(e.msg, "eevdf"), "%s", e.msg);
+	unlink(p);
+	free(p);
+}
+END_TEST
+
 /* Every refcount mode YAML accepts (refcount_mode_names) is one the table has. */
 START_TEST(test_refcount_modes)
 {
@@ -353,6 +399,7 @@ static Suite *suite(void)
 	tcase_add_test(sizes, test_private_sizes);
 	tcase_add_test(sizes, test_refcount_modes);
 	tcase_add_test(designs, test_presets_inherit);
+	tcase_add_test(designs, test_scheduler_block);
 	tcase_add_test(designs, test_bad_designs);
 	tcase_add_test(designs, test_tables_of_presets);
 	tcase_add_test(designs, test_private_hash_pairs);

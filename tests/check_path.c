@@ -54,14 +54,15 @@
 	"{name: path-test, topology: {nodes: 1, cores_per_node: 4, threads_per_core: 1},"                \
 	" frequency: 2.0GHz,"                                                                           \
 	" costs: {line_hit: 1ns, atomic_hit: 10 cycles, transfer_smt: 5ns, transfer_node: 40ns,"        \
-	" memory_local: 80ns, syscall: 100ns, line_hold: 0, smt_slowdown: 1.0}}"
+	" memory_local: 80ns, syscall: 100ns, line_hold: 0, smt_slowdown: 1.0},"                        \
+	" sched: {wake_to_run: 7us}}"
 #define LINE_HIT_PS 1000ull
 #define ATOMIC_HIT_PS 5000ull     /* 10 cycles x 500 ps */
 #define FILL_PS 80000ull          /* memory_local */
 
 /* The kernel: %s is the body of its `path:` map. One global table of 16 buckets. */
 #define KERNEL_FMT                                                                                      \
-	"{name: path-test, global_hash: {per_node: false, buckets: 16}, wakeup_latency: 7us,"            \
+	"{name: path-test, global_hash: {per_node: false, buckets: 16},"            \
 	" costs: {key_private: 20 cycles, key_shared: 300 cycles, hash_global: 11 cycles,"             \
 	" wait_setup: 40 cycles, uval_read: 3ns, lock_slowpath: 30 cycles, chain_entry: 15 cycles,"     \
 	" schedule: 1us}, path: {%s}}"
@@ -677,7 +678,7 @@ END_TEST
  *  10 unlock: store hit 1 ns                          -> 310.5
  *  11 WORK schedule() 1 us                            -> 1310.5 ns
  *  12 asleep from 1310.5 ns, until the wake after 500 us; woken 7 us
- *     (wakeup_latency) after it at the earliest, it finishes 13-14. */
+ *     (wake_to_run) after it at the earliest, it finishes 13-14. */
 START_TEST(test_sim_wait_value_matches)
 {
 	const struct task *t0, *t1;

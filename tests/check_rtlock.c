@@ -86,7 +86,8 @@ START_TEST(test_rt_waiters_sleep)
 }
 END_TEST
 
-/* Four threads on two CPUs, 20 us slices: only PREEMPT_RT lets a holder be
+/* Four threads on two CPUs, 20 us slices (fifo: a slice ends when it is used,
+ * not at the next tick): only PREEMPT_RT lets a holder be
  * preempted inside its section (preemption is off under a queued spinlock); a
  * locker then finds the owner off its CPU and sleeps, giving its CPU up: more
  * context switches and time asleep, fewer ops. The queued spinlock's waiters
@@ -95,13 +96,13 @@ END_TEST
 START_TEST(test_rt_owner_preempted)
 {
 	const char *sets[] = { "kernel=linux-6.18", "kernel.private_hash.buckets=16", "kernel.timeslice=20us",
-			       "workload.threads=4", "workload.cpus=0-1", "run.duration=2ms", "run.warmup=100us",
+			       "kernel.scheduler.policy=fifo", "workload.threads=4", "workload.cpus=0-1", "run.duration=2ms", "run.warmup=100us",
 			       NULL };
-	struct lock_figures plain = run_figures(E5, sets, 7), rt;
+	struct lock_figures plain = run_figures(E5, sets, 8), rt;
 
 	sets[0] = "kernel=linux-6.18-rt";
-	sets[7] = "kernel.costs.rtlock_fast=0ns"; /* the same path but for the lock */
-	rt = run_figures(E5, sets, 8);
+	sets[8] = "kernel.costs.rtlock_fast=0ns"; /* the same path but for the lock */
+	rt = run_figures(E5, sets, 9);
 	ck_assert_uint_eq(plain.asleep_ps, 0);
 	ck_assert_uint_gt(rt.asleep_ps, 0);
 	ck_assert_msg(rt.switches > plain.switches, "%llu switches with RT, %llu without", rt.switches,

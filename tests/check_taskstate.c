@@ -106,17 +106,18 @@ END_TEST
 
 /* The scenarios that reach every row: the hash bench (global and private hash,
  * contended buckets: MCS queues), more threads than CPUs (run queues, preemption),
- * PREEMPT_RT with a short slice on an oversubscribed machine (rtlock spinning,
+ * PREEMPT_RT with a short slice (fifo: ended when used, not at a tick) on an oversubscribed machine (rtlock spinning,
  * sleeping and preemption inside the section), 2.6.18's mmap_sem with mm writes
  * (rwsem sleeps), the blocking workloads (walks, sleeps, user atomics), lock-pi. */
-static const char *const runs[][5] = {
+static const char *const runs[][6] = {
 	{ "scenarios/quickstart.yaml" },
 	{ "scenarios/e5-2650-hashbench.yaml", "kernel.private_hash.buckets=2" },
 	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "kernel.private_hash.buckets=16" },
-	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-3", "kernel.timeslice=2us" },
+	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-3", "kernel.timeslice=2us",
+	  "kernel.scheduler.policy=fifo" },
 	/* a holder preempted in its section with its top waiter spinning on it */
 	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-7", "kernel.timeslice=1us",
-	  "kernel.private_hash.buckets=2" },
+	  "kernel.private_hash.buckets=2", "kernel.scheduler.policy=fifo" },
 	{ "scenarios/claims/mmap-sem-2.6.18.yaml", "workload.mm_writes={rate: 200000, hold: 2us}" },
 	{ "scenarios/workloads/mutex.yaml" },
 	{ "scenarios/workloads/barrier.yaml" },
@@ -190,11 +191,11 @@ START_TEST(test_every_row_reached)
 
 	stage_spin_take_hits();
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		const char *sets[6] = { "run.duration=1ms", "run.warmup=200us" };
+		const char *sets[8] = { "run.duration=1ms", "run.warmup=200us" };
 		size_t n = 2;
 		struct tu_run r;
 
-		for (size_t j = 1; j < 5 && runs[i][j]; j++)
+		for (size_t j = 1; j < 6 && runs[i][j]; j++)
 			sets[n++] = runs[i][j];
 		tu_run(&r, runs[i][0], sets, n);
 		tu_run_free(&r);

@@ -16,7 +16,13 @@ sees, so that an `extern` declaration instead of an include is caught too:
   - an undefined symbol of a layer's object is not defined by an object of a layer above;
   - no HDF5 symbol (H5*) is used below the program;
   - the models' documented order (MODEL_ORDER, docs/architecture.md): a model object uses
-    symbols of its own group or of groups before it only.
+    symbols of its own group or of groups before it only;
+  - the program's documented order (PROGRAM_ORDER) likewise, so that no circle runs through
+    the program's modules (the run builds on the estimate, the results on the run);
+  - the views (sim/views/) read struct results only: of the program they use the results' and
+    the helpers' symbols, of the models their name tables (data) only, never a function.
+On the sources of sim/views/ too: of the program's headers they include only the results'
+(VIEW_HEADERS) and each other's, so the run's state (sim/sim.h) is out of their reach.
 Prints FILE:LINE (or OBJECT) and what crosses; exits 1 on any. `--self-test` plants each
 violation (and the bypasses an include check alone misses) in a scratch tree, compiling
 objects with cc, and expects every one caught and the clean tree passed.
@@ -33,6 +39,7 @@ import tempfile
 # trailing * matches a prefix; a folder matches its files).
 MODEL_ORDER = [
     ("machine", ["machine"]),
+    ("scheduler", ["sched/"]),
     ("coherence", ["dircache", "coherence", "memmap"]),
     ("locks", ["spinlock", "rtlock", "rwsem"]),
     ("keys and paths", ["hashfn", "futex_step", "futex_path", "refcount"]),
@@ -41,6 +48,34 @@ MODEL_ORDER = [
     ("tasks", ["task", "task_cpu", "task_lock", "futex_queue"]),
     ("workloads", ["procset", "usync", "distribution", "workload", "workloads/"]),
 ]
+
+# The program's order (docs/architecture.md), lowest first, as MODEL_ORDER: names are stems
+# under sim/ (a folder matches its files). The estimate is below the run (sim_build refuses a
+# scenario by it), the results above it (they gather from a finished run), the views and the
+# result file above the results, the commands on top.
+PROGRAM_ORDER = [
+    ("helpers", ["cliopt", "perfstat", "band", "runpool"]),
+    ("scenario", ["scenario"]),
+    ("time series", ["timeseries"]),
+    ("estimate", ["estimate"]),
+    ("run", ["sim"]),
+    ("results", ["results"]),
+    ("views and files", ["views/", "h5common", "h5out", "h5read", "compare"]),
+    ("commands", ["perfbench", "fit", "probe/", "cmd/", "main"]),
+]
+
+# The program's headers a view may include (besides sim/views/ and every header of the
+# models and the substrate): the results and what their struct holds.
+VIEW_HEADERS = {"sim/results.h", "sim/result_rows.h", "sim/band.h", "sim/perfstat.h"}
+# The program's objects whose symbols a view may use: the results, the views, the helpers.
+VIEW_USES = ("results", "views/", "cliopt", "perfstat", "band", "runpool")
+
+
+def is_view(rel):
+    return rel.replace(os.sep, "/").startswith("sim/views/")
+
+
+ORDER_NAME = {"models": "the models' order", "program": "the program's order"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*(.*)$')
 
@@ -69,7 +104,7 @@ def sources(root, top):
 
 def check_sources(root):
     bad, n = [], 0
-    for rel in list(sources(root, "sim/core")) + list(sources(root, "models")):
+    for rel in list(sources(root, "sim/core")) + list(sources(root, "models")) + list(sources(root, "sim/views")):
         layer = layer_of(rel)
         n += 1
         with open(os.path.join(root, rel), errors="replace") as fh:
@@ -88,20 +123,24 @@ def check_sources(root):
                     continue
                 inc = os.path.normpath(what.strip('"')).replace(os.sep, "/")
                 target = layer_of(inc)
-                if target is None or RANK[target] > RANK[layer]:
+                if is_view(rel) and target == "program" and inc not in VIEW_HEADERS and not is_view(inc):
+                    bad.append(f'{rel}:{lineno}: includes "{inc}": a view reads struct results only (of the '
+                               "program's headers sim/results.h and what it holds, and the views')")
+                elif target is None or RANK[target] > RANK[layer]:
                     bad.append(f'{rel}:{lineno}: includes "{what.strip(chr(34))}" ({inc}): the {layer} layer may '
                                f"include only its own headers and those below it")
     return bad, n
 
 
 def nm(path, defined):
+    """The undefined symbols of an object, or its defined ones as (symbol, nm type)."""
     args = ["nm", "--defined-only", "-g", path] if defined else ["nm", "-u", path]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     syms = []
     for line in out.splitlines():
         parts = line.split()
         if defined and len(parts) == 3:
-            syms.append(parts[2])
+            syms.append((parts[2], parts[1]))
         elif not defined and len(parts) == 2 and parts[0] in ("U", "w", "v"):
             syms.append(parts[1])
     return syms
@@ -118,32 +157,36 @@ def objects(build, root):
                     yield rel
 
 
-def model_group(rel):
-    stem = rel[len("models/"):-2]
-    for rank, (_, members) in enumerate(MODEL_ORDER):
+def group_of(rel):
+    """(the order, the rank of the object's group in it), or (the order, None) when the
+    object is in no group; (None, None) for the substrate."""
+    layer = layer_of(rel)
+    if layer == "substrate":
+        return None, None
+    order, stem = (MODEL_ORDER, rel[len("models/"):-2]) if layer == "models" else (PROGRAM_ORDER, rel[len("sim/"):-2])
+    for rank, (_, members) in enumerate(order):
         for m in members:
             if (m.endswith("/") and stem.startswith(m)) or stem == m:
-                return rank
-    return None
+                return order, rank
+    return order, None
 
 
 def check_objects(build, root):
     objs = list(objects(build, root))
-    where = {}
+    where, kind = {}, {}
     for o in objs:
-        for s in nm(os.path.join(build, o), True):
+        for s, t in nm(os.path.join(build, o), True):
             where.setdefault(s, o)
+            kind.setdefault(s, t)
     bad = []
     for o in objs:
         layer = layer_of(o)
-        if layer == "program":
-            continue
-        group = model_group(o) if layer == "models" else None
-        if layer == "models" and group is None:
-            bad.append(f"{o}: a model object in no group of the models' order (tests/layers.py MODEL_ORDER, "
-                       "docs/architecture.md)")
+        order, group = group_of(o)
+        if order is not None and group is None:
+            bad.append(f"{o}: a {layer} object in no group of {ORDER_NAME[layer]} (tests/layers.py "
+                       f"{'MODEL_ORDER' if layer == 'models' else 'PROGRAM_ORDER'}, docs/architecture.md)")
         for s in nm(os.path.join(build, o), False):
-            if s.startswith("H5"):
+            if s.startswith("H5") and layer != "program":
                 bad.append(f"{o}: uses {s} (HDF5): only the program writes and reads result files")
                 continue
             d = where.get(s)
@@ -151,11 +194,19 @@ def check_objects(build, root):
                 continue
             if RANK[layer_of(d)] > RANK[layer]:
                 bad.append(f"{o}: uses {s}, defined by {d}: the {layer} layer may not use the {layer_of(d)}'s symbols")
-            elif layer == "models" and layer_of(d) == "models" and group is not None:
-                g = model_group(d)
+            elif is_view(o) and layer_of(d) == "models" and kind[s] not in ("D", "R"):
+                bad.append(f"{o}: uses {s}, defined by {d}: a view reads struct results only (of the models "
+                           "their name tables, not their functions)")
+            elif (is_view(o) and layer_of(d) == "program"
+                  and not any(d[len("sim/"):-2] == u or (u.endswith("/") and d[len("sim/"):].startswith(u))
+                              for u in VIEW_USES)):
+                bad.append(f"{o}: uses {s}, defined by {d}: a view reads struct results only (of the program "
+                           "the results', the views' and the helpers' symbols)")
+            elif layer_of(d) == layer and group is not None:
+                g = group_of(d)[1]
                 if g is not None and g > group:
-                    bad.append(f"{o}: uses {s}, defined by {d}: {MODEL_ORDER[group][0]} comes before "
-                               f"{MODEL_ORDER[g][0]} in the models' order")
+                    bad.append(f"{o}: uses {s}, defined by {d}: {order[group][0]} comes before "
+                               f"{order[g][0]} in {ORDER_NAME[layer]}")
     return bad, len(objs)
 
 
@@ -214,10 +265,15 @@ def self_test():
             "models/machine.h": '#include "sim/core/error.h"\nint machine_fn(void);\n',
             "models/machine.c": '#include "models/machine.h"\nint machine_fn(void) { return core_fn(); }\n',
             "models/task.h": "int task_fn(void);\n",
-            "models/task.c": '#include "models/task.h"\n#include "models/machine.h"\nint task_fn(void) { return machine_fn(); }\n',
+            "models/task.c": '#include "models/task.h"\n#include "models/machine.h"\nint task_fn(void) { return machine_fn(); }\n'
+                             'const char *const task_names[] = { "t", 0 };\n',
             "sim/results.h": "extern int results_count;\nint results_fn(void);\n",
             "sim/results.c": '#include "sim/results.h"\n#include "models/task.h"\nint results_count;\n'
-                             "int results_fn(void) { return task_fn(); }\n",
+                             "extern int sim_fn(void);\nint results_fn(void) { return task_fn() + sim_fn(); }\n",
+            "sim/sim.c": "extern int estimate_fn(void);\nint sim_fn(void) { return estimate_fn(); }\n",
+            "sim/estimate.c": "int estimate_fn(void) { return 0; }\n",
+            "sim/views/text.c": '#include "sim/results.h"\n#include "models/task.h"\nextern const char *const task_names[];\n'
+                                "int text_fn(void) { return results_fn() + (task_names[0] != 0); }\n",
         }
         for rel, text in clean.items():
             write(rel, text)
@@ -241,6 +297,12 @@ def self_test():
              "the substrate calls a model"),
             ("models/machine2.c", "extern int task_fn(void);\nint machine_fn2(void) { return task_fn(); }\n",
              "an object of a group in no order"),
+            ("sim/stray.c", "int stray_fn(void) { return 0; }\n", "a program object in no group of its order"),
+            ("sim/views/run.c", '#include "sim/sim.h"\n', "a view including the run's state"),
+            ("sim/views/up.c", "extern int sim_fn(void);\nint view_up_fn(void) { return sim_fn(); }\n",
+             "a view using the run's symbols"),
+            ("sim/views/model.c", "extern int task_fn(void);\nint view_model_fn(void) { return task_fn(); }\n",
+             "a view calling a model's function"),
         ]
         failed = 0
         for rel, text, what in cases:
@@ -254,14 +316,22 @@ def self_test():
             if not caught:
                 print(f"layers self-test: {what} ({rel}) was not caught")
                 failed = 1
-        # the models' order: machine (first) calling task (later) is caught
-        write("models/machine.c", '#include "models/machine.h"\nextern int task_fn(void);\n'
-                                  "int machine_fn(void) { return core_fn(); }\nint up_fn(void) { return task_fn(); }\n")
-        if passes():
-            print("layers self-test: machine using a task symbol (against the models' order) was not caught")
-            failed = 1
+        # against the orders, in files of the clean tree: each caught, then the file restored
+        against = [
+            ("models/machine.c", '#include "models/machine.h"\nextern int task_fn(void);\n'
+                                 "int machine_fn(void) { return core_fn(); }\nint up_fn(void) { return task_fn(); }\n",
+             "machine using a task symbol (against the models' order)"),
+            ("sim/estimate.c", "extern int results_fn(void);\nint estimate_fn(void) { return results_fn(); }\n",
+             "the estimate using the results (the circle run -> estimate -> results -> run)"),
+        ]
+        for rel, text, what in against:
+            write(rel, text)
+            if passes():
+                print(f"layers self-test: {what} was not caught")
+                failed = 1
+            write(rel, clean[rel])
         if not failed:
-            print(f"layers self-test: {len(cases) + 1} violations caught, the clean tree passes")
+            print(f"layers self-test: {len(cases) + len(against)} violations caught, the clean tree passes")
         return failed
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

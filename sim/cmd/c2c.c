@@ -8,6 +8,7 @@
 
 #include "sim/h5read.h"
 #include "sim/results.h"
+#include "sim/views/c2c.h"
 
 const char usage_c2c[] =
 	"usage: futexsim c2c FILE.h5 [-n N] [--sort transfers|remote|waiting]\n"

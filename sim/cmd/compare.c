@@ -13,6 +13,7 @@
 #include "sim/compare.h"
 #include "sim/h5read.h"
 #include "sim/results.h"
+#include "sim/views/json.h"
 
 const char usage_compare[] =
 	"usage: futexsim compare A.h5 B.h5 [C.h5...] [--fail-if 'FIGURE OP VALUE']... [--json]\n"

@@ -7,6 +7,7 @@
 
 #include "sim/h5read.h"
 #include "sim/results.h"
+#include "sim/views/explain.h"
 
 const char usage_explain[] =
 	"usage: futexsim explain FILE.h5\n"

@@ -15,6 +15,7 @@
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/views/text.h"
 
 const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"

@@ -9,6 +9,9 @@
 #include "sim/cliopt.h"
 #include "sim/h5read.h"
 #include "sim/results.h"
+#include "sim/views/csv.h"
+#include "sim/views/json.h"
+#include "sim/views/text.h"
 
 const char usage_show[] =
 	"usage: futexsim show FILE.h5 [--per-thread] [--top N]\n"

@@ -7,10 +7,11 @@
  * run in an order fixed by the events themselves (their kind, target and time,
  * mixed), not by when they were scheduled, so a run is a pure function of its
  * inputs, and the same whether a model schedules an event early or late.
- * The queue is a 4-ary min-heap in one array (hundreds to thousands of pending
- * events). The event being handled stays at the root until its handler's first
- * schedule replaces it (most handlers schedule their task's next event) or the
- * handler returns.
+ * The pending events are in a queue behind a table of operations
+ * (sim/core/event_queue.h: a 4-ary heap by default, another chosen at
+ * engine_init_queue), whose least event is at q.ev[0]. The event being handled
+ * stays there until its handler's first schedule replaces it (most handlers
+ * schedule their task's next event) or the handler returns.
  */
 #ifndef FUTEXSIM_ENGINE_H
 #define FUTEXSIM_ENGINE_H
@@ -20,15 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/core/event_queue.h"
 #include "sim/core/simtime.h"
-
-struct event {
-	simtime_t time;
-	uint64_t tie;      /* the order among simultaneous events (engine_tie_order); equal
-			      in time and tie, two events are the same event, in either order */
-	uint32_t kind;
-	uint32_t target;
-};
 
 typedef void (*event_fn)(void *ctx, uint32_t target);
 
@@ -44,10 +38,10 @@ struct engine {
 	 * signal handler sets (sim/main.c); read between events. */
 	const volatile sig_atomic_t *interrupt;
 	bool out_of_memory;    /* a schedule or a model's allocation failed; the run is invalid */
-	bool handling_top;     /* heap[0] is the event being handled, not yet removed: the
+	bool handling_top;     /* q.ev[0] is the event being handled, not yet removed: the
 				  handler's first schedule replaces it (engine_run) */
-	struct event *heap;
-	size_t len, cap;
+	const struct event_queue_type *queue; /* the operations on q */
+	struct event_queue q;  /* the pending events, the least at q.ev[0] */
 	uint32_t nkinds;
 	struct {
 		event_fn fn;
@@ -60,7 +54,9 @@ struct engine {
 	bool prefetch_next;
 };
 
-int engine_init(struct engine *e); /* -1 when out of memory */
+/* An engine with the default queue, or with `queue`; -1 when out of memory. */
+int engine_init(struct engine *e);
+int engine_init_queue(struct engine *e, const struct event_queue_type *queue);
 void engine_free(struct engine *e);
 
 /* Registers a handler; returns its kind (stable for the engine's life). */
@@ -73,16 +69,13 @@ void engine_set_prefetch(struct engine *e, uint32_t kind, event_fn prefetch);
  * and e->stop; the run then reports an error. */
 void engine_schedule(struct engine *e, simtime_t at, uint32_t kind, uint32_t target);
 
-/* The earliest among the root's children (engine_next_time while handling). */
-simtime_t engine_next_time_handling(const struct engine *e);
-
 /* Time of the earliest pending event, SIMTIME_MAX when none. Models use it to
  * run ahead without an event while nothing else can happen first. */
 static inline simtime_t engine_next_time(const struct engine *e)
 {
-	if (e->handling_top) /* the root is the event being handled: the next is a child */
-		return engine_next_time_handling(e);
-	return e->len ? e->heap[0].time : SIMTIME_MAX;
+	if (e->handling_top) /* ev[0] is the event being handled: the next is after it */
+		return e->queue->second_time(&e->q);
+	return e->q.len ? e->q.ev[0].time : SIMTIME_MAX;
 }
 
 /* Simultaneous events run in an order fixed by what they are and when, not by when
