@@ -15,8 +15,9 @@
  * its message thread gave it) and counts a request (-n 0 -s 0: no other work). A
  * message thread: stores 0 to its own word, takes the whole list with one atomic
  * exchange, stamps the pass and posts each worker on it (most recent first), then
- * waits on its own word. Thread k (the message threads first, then each one's
- * workers) is pinned to cpus[k mod ncpus], as the simulation places them. */
+ * waits on its own word. Message thread i is pinned to cpus[i]; the workers may
+ * run on every CPU of cpus: schbench -M auto as it behaves (its pinning function
+ * gives the workers every CPU), as the simulation's default pinning: auto. */
 #define _GNU_SOURCE /* sched_setaffinity, syscall */
 #include "sim/probe/probe.h"
 
@@ -30,6 +31,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -110,7 +112,9 @@ struct sb_thread {
 	_Alignas(128) struct probe_sb_node *_Atomic head; /* a message thread's list */
 	_Alignas(128) double stamp;              /* a worker: the pass that posted it */
 	pthread_t th;
-	uint32_t cpu;
+	uint32_t cpu;                            /* a message thread's */
+	const uint32_t *run_cpus;                /* a worker's: any of them (-M auto) */
+	uint32_t ncpus;
 	bool msg;
 	struct sb_thread *group;                 /* a worker's message thread */
 	struct sb_run *run;
@@ -126,13 +130,35 @@ struct sb_run {
 	pthread_barrier_t start;
 };
 
+/* The calling thread allowed on every CPU of cpus[0..n); 0 or an errno. */
+static int pin_all(const uint32_t *cpus, uint32_t n)
+{
+	uint32_t top = 0;
+	cpu_set_t *set;
+	size_t size;
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		top = cpus[i] > top ? cpus[i] : top;
+	set = CPU_ALLOC(top + 1);
+	size = CPU_ALLOC_SIZE(top + 1);
+	if (!set)
+		return ENOMEM;
+	CPU_ZERO_S(size, set);
+	for (uint32_t i = 0; i < n; i++)
+		CPU_SET_S(cpus[i], size, set);
+	rc = sched_setaffinity(0, size, set) ? errno : 0;
+	CPU_FREE(set);
+	return rc;
+}
+
 static void *sb_main(void *arg)
 {
 	struct sb_thread *me = arg;
 	struct sb_run *run = me->run;
 	uint64_t calls = 0, requests = 0;
 
-	me->pin_err = probe_pin_self(me->cpu);
+	me->pin_err = me->msg ? probe_pin_self(me->cpu) : pin_all(me->run_cpus, me->ncpus);
 	pthread_barrier_wait(&run->start);
 	if (me->pin_err)
 		goto out;
@@ -239,6 +265,8 @@ static void sb_child(const void *ctx, void *report)
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		th[k].cpu = r->cpus[k % r->ncpus];
+		th[k].run_cpus = r->cpus;
+		th[k].ncpus = r->ncpus;
 		th[k].msg = k < r->m;
 		th[k].group = th[k].msg ? NULL : &th[(k - r->m) / r->t];
 		th[k].run = run;

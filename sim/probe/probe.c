@@ -25,6 +25,7 @@
 #include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/views/text.h"
 #include "sim/views/csv.h"
 
 #define DEFAULT_SECONDS 20.0

@@ -558,7 +558,8 @@ void probe_sb_push(struct probe_sb_node *_Atomic *head, struct probe_sb_node *n)
 struct probe_sb_node *probe_sb_take(struct probe_sb_node *_Atomic *head);
 
 /* One run of the loop in a child process: m message threads with t workers each,
- * thread k on Linux CPU cpus[k mod ncpus], counted for `seconds` after 0.1 s. */
+ * message thread i on Linux CPU cpus[i mod ncpus], the workers on any CPU of cpus
+ * (schbench -M auto), counted for `seconds` after 0.1 s. */
 struct probe_schbench_run {
 	uint32_t m, t;
 	const uint32_t *cpus;
