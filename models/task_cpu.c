@@ -290,7 +290,8 @@ void task_wake(struct tasks *ts, struct task *t, struct task *waker)
 	cpu = t->cpu;
 	if (cpu_idle(ts, cpu)) {
 		/* the CPU leaves the state its governor chose; it is the wakee's from now */
-		simtime_t idle_for = now - ts->idle_since[cpu];
+		/* idle since its last task's clock, which may be ahead of the engine's */
+		simtime_t idle_for = now > ts->idle_since[cpu] ? now - ts->idle_since[cpu] : 0;
 		uint32_t state = idle_governors[s->governor].state_at_wake(s, &ts->idle_hist[cpu], idle_for);
 		bool ipi = cpu != waker_cpu && !s->idle[state].polls;
 
@@ -327,15 +328,18 @@ void task_wake_landed(struct tasks *ts, struct task *t)
 	}
 	fair_enqueue(&ts->fair, &ts->rq[cpu], &t->sched.fair, false);
 	if (t->sched.wake_to_idle) {
-		cpu_dispatch(ts, t, now);
+		/* not before the CPU's last task left it (its clock may run ahead) */
+		cpu_dispatch(ts, t, ts->idle_since[cpu]);
 		return;
 	}
 	curr = ts->cpu_current[cpu];
 	if (curr == TASK_NONE) {
 		/* the CPU went idle while the wake-up was on its way: it was just running */
+		simtime_t at = (ts->idle_since[cpu] > now ? ts->idle_since[cpu] : now) + s->wake_to_run_ps;
+
 		ts->core_busy[t->core]++;
-		t->stats.wake_latency_ps += s->wake_to_run_ps;
-		cpu_dispatch(ts, t, now + s->wake_to_run_ps);
+		t->stats.wake_latency_ps += at - now;
+		cpu_dispatch(ts, t, at);
 		return;
 	}
 	runq_push(ts, t);

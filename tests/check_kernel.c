@@ -171,11 +171,13 @@ START_TEST(test_scheduler_block)
 	p = scenario("e5-2650-2s", "{preset: linux-6.18, wakeup_latency: 7us}", "");
 	ck_assert_int_eq(load(&sc, p, &e), -1);
 	ck_assert_msg(strstr(e.msg, "wakeup_latency") && strstr(e.msg, "sched.wake_to_run"), "%s", e.msg);
+	scenario_free(&sc);
 	unlink(p);
 	free(p);
 	p = scenario("e5-2650-2s", "{preset: linux-6.18, scheduler: {policy: cfs}}", "");
 	ck_assert_int_eq(load(&sc, p, &e), -1);
 	ck_assert_msg(strstr(e.msg, "policy") && strstr(e.msg, "eevdf"), "%s", e.msg);
+	scenario_free(&sc);
 	unlink(p);
 	free(p);
 }

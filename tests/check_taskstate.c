@@ -118,6 +118,10 @@ static const char *const runs[][6] = {
 	/* a holder preempted in its section with its top waiter spinning on it */
 	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-7", "kernel.timeslice=1us",
 	  "kernel.private_hash.buckets=2", "kernel.scheduler.policy=fifo" },
+	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-3", "kernel.timeslice=1us",
+	  "kernel.private_hash.buckets=2", "kernel.scheduler.policy=fifo" },
+	{ "scenarios/claims/preempt-rt.yaml", "kernel=linux-6.18-rt", "workload.cpus=0-7", "kernel.timeslice=3us",
+	  "kernel.private_hash.buckets=2", "kernel.scheduler.policy=fifo" },
 	{ "scenarios/claims/mmap-sem-2.6.18.yaml", "workload.mm_writes={rate: 200000, hold: 2us}" },
 	{ "scenarios/workloads/mutex.yaml" },
 	{ "scenarios/workloads/barrier.yaml" },

@@ -93,6 +93,22 @@ class Verdicts(unittest.TestCase):
         self.assertIn("hash 8 threads: 2/2 in 3.8-4.0 ms", line)
         self.assertIn("1 never took effect", line)
 
+    def test_schbench_names_the_counter(self):
+        # a disagreeing loss (70%) names the counter: 300 requests/s x 2.5 calls x 2
+        # atomics = 1500 a second, 666,667 ns each; the report's 2,297,856 x 2 x 2: 108.8 ns
+        g = [("global hash", 0)]
+        p = [("private hash of process 0", 128)]
+        rs = [run("schbench", workload={"rps": 1000.0, "futex_calls_per_request": 2.0},
+                  params={"kernel": "linux-6.15"}, tables=g),
+              run("schbench", workload={"rps": 300.0, "futex_calls_per_request": 2.5},
+                  params={"kernel": "linux-6.16-dev", "kernel.private_hash.refcount": "rcuref"}, tables=p)]
+        line, fig = studies.verdict_schbench(rs)
+        self.assertFalse(fig["agrees"])
+        self.assertAlmostEqual(fig["rcuref_ns_per_counter_atomic"], 1e9 / 1500.0)
+        self.assertAlmostEqual(fig["reported_ns_per_counter_atomic"], 1e9 / (4 * 2297856.0))
+        self.assertIn("2 atomics x 2.5 futex calls per request one at a time, 666667 ns each", line)
+        self.assertIn("at most 109 ns", line)
+
     def test_schbench(self):
         g = [("global hash", 0)]
         p = [("private hash of process 0", 128)]
@@ -264,6 +280,22 @@ class EndToEnd(unittest.TestCase):
                     n += f["resizes/start"].shape[0] if "resizes" in f else 0
         self.assertEqual(doc["figures"]["resizes"], n)
         self.assertGreater(n, 0)
+
+    def test_schbench_names_the_counter(self):
+        # a disagreeing loss (70%) names the counter: 300 requests/s x 2.5 calls x 2
+        # atomics = 1500 a second, 666,667 ns each; the report's 2,297,856 x 2 x 2: 108.8 ns
+        g = [("global hash", 0)]
+        p = [("private hash of process 0", 128)]
+        rs = [run("schbench", workload={"rps": 1000.0, "futex_calls_per_request": 2.0},
+                  params={"kernel": "linux-6.15"}, tables=g),
+              run("schbench", workload={"rps": 300.0, "futex_calls_per_request": 2.5},
+                  params={"kernel": "linux-6.16-dev", "kernel.private_hash.refcount": "rcuref"}, tables=p)]
+        line, fig = studies.verdict_schbench(rs)
+        self.assertFalse(fig["agrees"])
+        self.assertAlmostEqual(fig["rcuref_ns_per_counter_atomic"], 1e9 / 1500.0)
+        self.assertAlmostEqual(fig["reported_ns_per_counter_atomic"], 1e9 / (4 * 2297856.0))
+        self.assertIn("2 atomics x 2.5 futex calls per request one at a time, 666667 ns each", line)
+        self.assertIn("at most 109 ns", line)
 
     def test_schbench(self):
         d, doc = self.study("schbench-vs-hash")

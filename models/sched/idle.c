@@ -9,6 +9,16 @@ void idle_record(struct idle_history *h, simtime_t slept)
 		h->n++;
 }
 
+/* An interval in ns, at most 1 s (the kernel keeps them in us as unsigned ints;
+ * the cap keeps the variance's squares inside 64 bits, and no state's residency
+ * is near it). */
+static uint64_t interval_ns(const struct idle_history *h, uint32_t i)
+{
+	uint64_t v = h->interval[i] / 1000u;
+
+	return v < 1000000000ull ? v : 1000000000ull;
+}
+
 /* menu's get_typical_interval: the mean and variance of the recorded intervals
  * below a threshold (initially none excluded); the mean is the prediction when
  * the spread is small (variance <= 400 us^2, or mean^2 > 36 x variance with at
@@ -26,7 +36,7 @@ simtime_t idle_typical_interval(const struct idle_history *h)
 		uint32_t divisor = 0;
 
 		for (uint32_t i = 0; i < IDLE_HISTORY; i++) {
-			uint64_t v = h->interval[i] / 1000u; /* ns */
+			uint64_t v = interval_ns(h, i);
 
 			if (v <= threshold) {
 				sum += v;
@@ -39,7 +49,7 @@ simtime_t idle_typical_interval(const struct idle_history *h)
 			return SIMTIME_MAX;
 		avg = sum / divisor;
 		for (uint32_t i = 0; i < IDLE_HISTORY; i++) {
-			uint64_t v = h->interval[i] / 1000u;
+			uint64_t v = interval_ns(h, i);
 
 			if (v <= threshold) {
 				int64_t d = (int64_t)v - (int64_t)avg;
