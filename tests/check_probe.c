@@ -30,6 +30,7 @@
 
 #include "models/machine.h"
 #include "sim/core/yamltree.h"
+#include "sim/perfbench.h"
 #include "sim/probe/probe.h"
 #include "tests/testutil.h"
 
@@ -1211,7 +1212,7 @@ static bool same_double(double a, double b)
 START_TEST(check_csv_round_trips)
 {
 	struct probe_check_row rows[4];
-	struct probe_check_table t = { rows, 4, NAN }, back;
+	struct probe_check_table t = { rows, 4, NAN, NAN, NAN }, back;
 	struct fs_error e = { 0 };
 	char dir[64], path[128], *text, *out;
 
@@ -1227,18 +1228,20 @@ START_TEST(check_csv_round_trips)
 	ck_assert_ptr_nonnull(text);
 	ck_assert_msg(!strncmp(text,
 			       "scenario,threads,futexes,buckets,repeats,real_median,real_min,real_max,real_stderr_pct,"
-			       "perf,perf_stderr_pct,simulated,simulated_min,simulated_max,error_pct,note\r\n"
+			       "perf,perf_stderr_pct,simulated,simulated_min,simulated_max,error_pct,suite,unit,note\r\n"
 			       "1 thread,1,private,auto,3,2500000,2499000,2502500,1.25,2679808,0.12,3000000,2999700,"
-			       "3000300,20.00,\"private hash: 16 slots real, 16 slots simulated\"\r\n"
-			       "1 thread -S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,1799700,1800300,-10.00,\r\n",
+			       "3000300,20.00,hash,ops/s,\"private hash: 16 slots real, 16 slots simulated\"\r\n"
+			       "1 thread -S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,1799700,1800300,-10.00,"
+			       "hash,ops/s,\r\n",
 			       strlen("scenario,threads,futexes,buckets,repeats,real_median,real_min,real_max,"
 				      "real_stderr_pct,perf,perf_stderr_pct,simulated,simulated_min,simulated_max,error_pct,"
-				      "note\r\n1 thread,1,private,auto,3,2500000,2499000,2502500,1.25,2679808,0.12,3000000,"
-				      "2999700,3000300,20.00,\"private hash: 16 slots real, 16 slots simulated\"\r\n1 thread "
-				      "-S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,1799700,1800300,-10.00,\r\n")),
+				      "suite,unit,note\r\n1 thread,1,private,auto,3,2500000,2499000,2502500,1.25,2679808,0.12,"
+				      "3000000,2999700,3000300,20.00,hash,ops/s,\"private hash: 16 slots real, 16 slots "
+				      "simulated\"\r\n1 thread -S,1,shared,auto,3,2000000,1999000,2002500,1.25,,,1800000,"
+				      "1799700,1800300,-10.00,hash,ops/s,\r\n")),
 		      "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "\"a \"\"quoted\"\" note, with a comma\"\r\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\r\nmedian |error|,,,,,,,,,,,,,,10.00,\r\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\r\nmedian |error|,,,,,,,,,,,,,,10.00,,,\r\n"));
 	free(text);
 
 	/* written atomically (nothing else left in the directory), read back the same */
@@ -1282,7 +1285,7 @@ END_TEST
 START_TEST(check_table_prints)
 {
 	struct probe_check_row rows[2];
-	struct probe_check_table t = { rows, 2, NAN };
+	struct probe_check_table t = { rows, 2, NAN, NAN, NAN };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -1520,9 +1523,10 @@ static int run_without_futex_hash(const char *command, char **output)
 #endif
 }
 
-/* A short real check (no perf), once as it is and once on a kernel without
- * PR_FUTEX_HASH: a table with every scenario, the hash sizes skipped with the
- * reason in the second. Skipped (loudly) where pinning is refused. */
+/* A short real check (no perf: futexsim's own loops of perf's blocking suites),
+ * once as it is and once (hash rows only) on a kernel without PR_FUTEX_HASH: a
+ * table with every scenario, the hash sizes skipped with the reason in the second.
+ * Skipped (loudly) where pinning is refused. */
 START_TEST(check_runs_on_this_machine)
 {
 	char dir[64], machine[128], csv[128], anchored[160], cmd[512], *out;
@@ -1558,15 +1562,28 @@ START_TEST(check_runs_on_this_machine)
 			      "%s: %s", t.rows[i].scenario, t.rows[i].note);
 	probe_check_table_free(&t);
 	ck_assert_msg(probe_check_csv_read(csv, &t, &e) == 0, "%s", e.msg);
-	ck_assert_uint_ge(t.n, 6);
+	ck_assert_uint_ge(t.n, 6 + 8);
 	ck_assert(!isnan(t.median_abs_error));
 	for (uint32_t i = 0; i < t.n; i++) {
-		ck_assert_msg(t.rows[i].repeats >= 3 && !isnan(t.rows[i].real) && !isnan(t.rows[i].sim) &&
-				      !isnan(t.rows[i].error_pct) && isnan(t.rows[i].perf),
-			      "%s: %s", t.rows[i].scenario, t.rows[i].note);
-		ck_assert(t.rows[i].real > 0 && t.rows[i].sim > 0);
+		const struct probe_check_row *r = &t.rows[i];
+
+		if (strcmp(r->suite, "hash") && strcmp(r->suite, "schbench"))
+			/* perf's blocking suites, without perf: futexsim's own loop of each */
+			ck_assert_msg(strstr(r->note, "real: futexsim's loop of `perf bench") &&
+					      strstr(r->note, "(perf not run: FUTEXSIM_PERF=none)"),
+				      "%s: %s", r->scenario, r->note);
+		ck_assert_msg(r->repeats >= 3 && !isnan(r->real) && !isnan(r->sim) && !isnan(r->error_pct) && isnan(r->perf),
+			      "%s: %s", r->scenario, r->note);
+		ck_assert(r->real > 0 && r->sim > 0);
+		if (!strcmp(r->suite, "schbench"))
+			ck_assert_msg(!strcmp(r->unit, "requests/s") && strstr(r->note, "futex calls per request"), "%s: %s",
+				      r->scenario, r->note);
 	}
+	ck_assert(!isnan(t.blocking_median) && !isnan(t.blocking_max));
 	probe_check_table_free(&t);
+	/* the hash rows only from here on */
+	snprintf(cmd, sizeof(cmd), "FUTEXSIM_PERF=none %s probe --check --machine '%s' --seconds 0.5 --no-blocking -o '%s'",
+		 tu_bin(), machine, csv);
 
 	/* the same on a kernel without PR_FUTEX_HASH */
 	rc = run_without_futex_hash(cmd, &out);
@@ -1597,6 +1614,513 @@ START_TEST(check_runs_on_this_machine)
 }
 END_TEST
 
+
+/* ---- sleeping and waking: the idle states, the derivation, the sched block ---------- */
+
+START_TEST(idle_states_read_from_sysfs)
+{
+	struct probe_topology t;
+	uint64_t usage[PROBE_MAX_IDLE];
+
+	/* intel_idle: every state enters by MWAIT, which polls the thread flags */
+	read_ok(TREE("2node-smt"), &t);
+	ck_assert(t.idle.present);
+	ck_assert_str_eq(t.idle.driver, "intel_idle");
+	ck_assert_str_eq(t.idle.governor, "menu");
+	ck_assert_uint_eq(t.idle.n, 4);
+	ck_assert_str_eq(t.idle.s[0].name, "POLL");
+	ck_assert_str_eq(t.idle.s[3].name, "C6");
+	ck_assert_str_eq(t.idle.s[3].desc, "MWAIT 0x20");
+	ck_assert_int_eq(t.idle.s[3].latency_us, 133);
+	ck_assert_int_eq(t.idle.s[3].residency_us, 600);
+	for (uint32_t k = 0; k < 4; k++)
+		ck_assert_msg(t.idle.s[k].polls && !t.idle.s[k].disabled, "%s", t.idle.s[k].name);
+	ck_assert_int_eq(probe_idle_usage(&t, 0, usage), 0);
+	ck_assert(usage[0] == 120 && usage[1] == 5000 && usage[3] == 40);
+	ck_assert_int_eq(probe_idle_usage(&t, 5, usage), -1); /* no such CPU directory */
+	probe_topology_free(&t);
+
+	/* acpi_idle on a Zen part: FFH MWAIT polls, an I/O-port C-state does not; C3 disabled */
+	read_ok(TREE("ccx"), &t);
+	ck_assert_str_eq(t.idle.driver, "acpi_idle");
+	ck_assert_uint_eq(t.idle.n, 4);
+	ck_assert(t.idle.s[0].polls && t.idle.s[1].polls && !t.idle.s[2].polls && !t.idle.s[3].polls);
+	ck_assert(!t.idle.s[2].disabled && t.idle.s[3].disabled);
+	ck_assert_ptr_nonnull(strstr(t.idle.s[2].why, "I/O-port"));
+	probe_topology_free(&t);
+
+	/* a KVM guest's haltpoll: HLT does not poll */
+	read_ok(TREE("1cpu"), &t);
+	ck_assert_str_eq(t.idle.driver, "haltpoll");
+	ck_assert_uint_eq(t.idle.n, 2);
+	ck_assert_str_eq(t.idle.s[1].name, "haltpoll idle");
+	ck_assert(t.idle.s[0].polls && !t.idle.s[1].polls);
+	ck_assert_int_eq(t.idle.s[1].latency_us, 1);
+	probe_topology_free(&t);
+
+	/* no cpuidle directory at all */
+	read_ok(TREE("offline"), &t);
+	ck_assert(!t.idle.present);
+	ck_assert_uint_eq(t.idle.n, 0);
+	probe_topology_free(&t);
+}
+END_TEST
+
+START_TEST(idle_polls_by_driver_and_state)
+{
+	static const struct {
+		const char *driver, *name, *desc;
+		bool polls;
+		const char *why;
+	} cases[] = {
+		{ "haltpoll", "POLL", "CPUIDLE CORE POLL IDLE", true, "poll_state.c" },
+		{ "intel_idle", "C1E", "MWAIT 0x01", true, "intel_idle" },
+		{ "intel_idle", "C6", "", true, "mwait.h" },
+		{ "acpi_idle", "C1", "ACPI FFH MWAIT 0x0", true, "ACPI FFH MWAIT 0x0" },
+		{ "acpi_idle", "C1", "ACPI HLT", false, "HLT (ACPI HLT)" },
+		{ "acpi_idle", "C2", "ACPI IOPORT 0x814", false, "I/O-port" },
+		{ "haltpoll", "haltpoll idle", "default architecture idle", false, "cpuidle-haltpoll.c" },
+		{ "psci_idle", "cpu-sleep", "ARM PSCI", false, "not known to poll" },
+		{ "", "C1", "", false, "driver unknown" },
+	};
+	char why[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool got = probe_idle_polls(cases[i].driver, cases[i].name, cases[i].desc, why, sizeof(why));
+
+		ck_assert_msg(got == cases[i].polls, "%s %s (%s): %d", cases[i].driver, cases[i].name, cases[i].desc, got);
+		ck_assert_msg(strstr(why, cases[i].why), "%s %s: %s", cases[i].driver, cases[i].name, why);
+	}
+}
+END_TEST
+
+START_TEST(idle_dominant_state_of_snapshots)
+{
+	/* two CPUs x three states, before and after */
+	const uint64_t before[] = { 10, 500, 7, 0, 900, 3 };
+	const uint64_t after[] = { 12, 650, 7, 400, 905, 3 }; /* deltas: state0 2+400, state1 150+5 */
+
+	ck_assert_int_eq(probe_idle_dominant(before, after, 2, 3), 0);
+	ck_assert_int_eq(probe_idle_dominant(before, after, 1, 3), 1); /* the first CPU alone */
+	ck_assert_int_eq(probe_idle_dominant(before, before, 2, 3), -1); /* nothing entered */
+	ck_assert_int_eq(probe_idle_dominant(after, before, 2, 3), -1); /* counters never go back: no delta */
+}
+END_TEST
+
+/* Hand-picked sched measurements (ns). */
+static void fake_sched(struct probe_sched *s, double handoff, double wake, double wait, double spin, double idle,
+		       double poll)
+{
+	memset(s, 0, sizeof(*s));
+	s->idle_state = s->poll_state = -1;
+	s->perf_pipe_us = NAN;
+	s->slept_idle = s->slept_poll = s->slept_spin = s->slept_same = NAN;
+	s->cpu_a = 0;
+	s->cpu_b = 1;
+	s->cross = true;
+	set(&s->handoff, handoff);
+	set(&s->futex_wake, wake);
+	set(&s->futex_wait, wait);
+	set(&s->wake_spin, spin);
+	set(&s->wake_idle, idle);
+	if (!isnan(poll))
+		set(&s->wake_poll, poll);
+	else
+		snprintf(s->poll_why, sizeof(s->poll_why), "/dev/cpu_dma_latency: Permission denied (writing it takes root)");
+}
+
+START_TEST(sched_derived_by_hand)
+{
+	struct probe_topology vm, skx;
+	struct probe_sched s;
+
+	read_ok(TREE("1cpu"), &vm);   /* POLL 0/0 polls, haltpoll idle 1/1 HLT */
+	read_ok(TREE("2node-smt"), &skx); /* POLL, C1 2us, C1E 10us, C6 133us: all poll */
+
+	/* separable (the VM): 2400 - 200 - 300 = 1900 ns; 10000 - 150 - 0 = 9850 ns; 17700 - 10000 - (1000 - 0) = 6700 ns */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.poll_state = 0;
+	s.slept_idle = 0.995;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(s.context_switch.derived && s.context_switch.label == 'M');
+	ck_assert(fabs(s.context_switch.ns - 1900) < 1e-9);
+	ck_assert_str_eq(s.context_switch.value, "1.90us");
+	ck_assert(s.wake_to_run.derived && fabs(s.wake_to_run.ns - 9850) < 1e-9);
+	ck_assert_str_eq(s.wake_to_run.value, "9.85us");
+	ck_assert(s.ipi.derived && fabs(s.ipi.ns - 6700) < 1e-9);
+	ck_assert_str_eq(s.ipi.value, "6.70us");
+	ck_assert_msg(strstr(s.ipi.how, "haltpoll idle, which does not poll) 17.70us") &&
+			      strstr(s.ipi.how, "slept in 100% of its waits") && strstr(s.ipi.how, "1us - 0us (sysfs) = 6.70us") &&
+			      strstr(s.ipi.how, "; STAMP"),
+		      "%s", s.ipi.how);
+	ck_assert_ptr_nonnull(strstr(s.context_switch.how, "= 1.90us"));
+	ck_assert_str_eq(s.ipi.warning, "");
+
+	/* the idle CPUs rested in a polling state (intel_idle's C1E): no IPI was timed;
+	 * wake_to_run = idle - spin - C1E's 10 us */
+	fake_sched(&s, 2400, 200, 300, 150, 15150, 12000);
+	s.idle_state = 2;
+	s.poll_state = 0;
+	probe_sched_derive(&skx.idle, &s, "STAMP");
+	ck_assert(fabs(s.wake_to_run.ns - 5000) < 1e-9);
+	ck_assert(!s.ipi.derived && s.ipi.label == 'A' && s.ipi.ns == 0);
+	ck_assert_str_eq(s.ipi.value, "0ns");
+	ck_assert_msg(strstr(s.ipi.how, "rested in C1E, which polls"), "%s", s.ipi.how);
+
+	/* no polling case (no root): the IPI stays in wake_to_run, said so */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, NAN);
+	s.idle_state = 1;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(fabs(s.wake_to_run.ns - (17700 - 150 - 1000)) < 1e-9);
+	ck_assert_msg(strstr(s.wake_to_run.how, "the IPI included") && strstr(s.wake_to_run.how, "Permission denied"),
+		      "%s", s.wake_to_run.how);
+	ck_assert_msg(s.ipi.label == 'A' && strstr(s.ipi.how, "not separable on this host") &&
+			      strstr(s.ipi.how, "its cost is in wake_to_run"),
+		      "%s", s.ipi.how);
+
+	/* the idle case on CPUs busy with other work (10 idle entries for 1000 sleeps): its
+	 * state is not the wake-ups', nothing is separated, the value warned */
+	ck_assert(probe_sched_was_idle(500, 1000) && !probe_sched_was_idle(499, 1000) && probe_sched_was_idle(0, 0));
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.poll_state = 0;
+	s.entries_idle = 10;
+	s.sleeps_idle = 1000;
+	s.entries_poll = 90000;
+	s.sleeps_poll = 1000;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(fabs(s.wake_to_run.ns - (17700 - 150)) < 1e-9); /* no state known: no exit latency taken off */
+	ck_assert_msg(strstr(s.wake_to_run.warning, "wake_idle: the CPUs were busy with other work (10 idle entries for "
+						    "1000 sleeps)"),
+		      "%s", s.wake_to_run.warning);
+	ck_assert_msg(s.ipi.label == 'A' && strstr(s.ipi.how, "busy with other work: 10 idle entries for 1000 sleeps"),
+		      "%s", s.ipi.how);
+
+	/* noise below the subtracted parts: written as 0, said so; an unstable input warned */
+	fake_sched(&s, 400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.poll_state = 0;
+	s.handoff.unstable = true;
+	snprintf(s.handoff.warning, sizeof(s.handoff.warning), "CPU 0: made up");
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(s.context_switch.derived && s.context_switch.ns == 0);
+	ck_assert_str_eq(s.context_switch.value, "0ns");
+	ck_assert_ptr_nonnull(strstr(s.context_switch.how, "negative: the noise of the inputs; written as 0"));
+	ck_assert_str_eq(s.context_switch.warning, "handoff: CPU 0: made up");
+
+	/* one CPU: nothing across to time, the schema's defaults */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.cross = false;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(s.context_switch.derived);
+	ck_assert(!s.wake_to_run.derived && !strcmp(s.wake_to_run.value, "5us") && s.wake_to_run.label == 'A');
+	ck_assert(!s.ipi.derived && !strcmp(s.ipi.value, "0ns"));
+
+	/* nothing measured at all */
+	memset(&s, 0, sizeof(s));
+	s.idle_state = s.poll_state = -1;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(!strcmp(s.context_switch.value, "1.5us") && s.context_switch.label == 'A');
+	probe_topology_free(&vm);
+	probe_topology_free(&skx);
+}
+END_TEST
+
+START_TEST(sched_block_written_and_loaded)
+{
+	static const char *const trees[] = { TREE("1cpu"), TREE("2node-smt"), TREE("ccx"), TREE("offline") };
+	char dir[64], path[128];
+
+	tu_mkdtemp(dir, "futexsim-sched");
+	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		struct probe_topology t;
+		struct probe_results r;
+		struct fs_error e = { 0 };
+		struct machine m;
+		char *text;
+
+		read_ok(trees[i], &t);
+		probe_results_init(&r, &t);
+		fake_sched(&r.sched, 2400, 200, 300, 150, 17700, 10000);
+		r.sched.idle_state = t.idle.n > 1 ? 1 : -1;
+		r.sched.poll_state = t.idle.n ? 0 : -1;
+		probe_results_finish(&r, &t);
+		text = probe_render(&t, &r, "sched", &e);
+		ck_assert_msg(text != NULL, "%s", e.msg);
+		ck_assert_msg(strstr(text, "\nsched:                    # [M] sleeping and waking") != NULL, "%s", text);
+		write_plain(dir, "sched.yaml", text, path, sizeof(path));
+		sources_ok(path);
+		load_machine(text, &m);
+		ck_assert(m.sched.given);
+		ck_assert_uint_eq(m.sched.context_switch_ps, 1900000);
+		if (!strcmp(trees[i], TREE("1cpu"))) {
+			/* POLL polls, HLT does not: separable */
+			ck_assert_uint_eq(m.sched.nidle, 2);
+			ck_assert_str_eq(m.sched.idle[1].name, "haltpoll idle");
+			ck_assert(m.sched.idle[0].polls && !m.sched.idle[1].polls);
+			ck_assert_uint_eq(m.sched.idle[1].exit_latency_ps, 1000000);
+			ck_assert_uint_eq(m.sched.ipi_ps, 6700000);
+			ck_assert_uint_eq(m.sched.wake_to_run_ps, 9850000);
+			ck_assert_ptr_nonnull(strstr(text, "    - {name: \"haltpoll idle\", exit_latency: 1us, target_residency: "
+							   "1us, polls: false} # [M] state1 (default architecture idle)"));
+		} else if (!strcmp(trees[i], TREE("2node-smt"))) {
+			/* every state polls: no IPI timed */
+			ck_assert_uint_eq(m.sched.nidle, 4);
+			ck_assert_uint_eq(m.sched.idle[3].exit_latency_ps, 133000000);
+			ck_assert_uint_eq(m.sched.idle[3].target_residency_ps, 600000000);
+			ck_assert(m.sched.idle[3].polls);
+			ck_assert_uint_eq(m.sched.ipi_ps, 0);
+			ck_assert_uint_eq(m.sched.wake_to_run_ps, (17700 - 150 - 2000) * 1000);
+		} else if (!strcmp(trees[i], TREE("ccx"))) {
+			/* C3 disabled: left out with a comment */
+			ck_assert_uint_eq(m.sched.nidle, 3);
+			ck_assert_ptr_nonnull(strstr(text, "    # state3 (C3, 350/700 us) left out: disabled"));
+			ck_assert(!m.sched.idle[2].polls);
+		} else {
+			/* no cpuidle: one assumed state */
+			ck_assert_uint_eq(m.sched.nidle, 1);
+			ck_assert_str_eq(m.sched.idle[0].name, "default idle");
+			ck_assert_ptr_nonnull(strstr(text, "  idle_states:            # [A] no cpuidle states"));
+		}
+		machine_free(&m);
+		free(text);
+		/* a table whose residency goes down is raised to stay non-decreasing (the schema) */
+		if (t.idle.n >= 3) {
+			t.idle.s[2].residency_us = 0;
+			text = probe_render(&t, &r, "sched", &e);
+			ck_assert_msg(text != NULL, "%s", e.msg);
+			ck_assert_ptr_nonnull(strstr(text, "; raised to "));
+			load_machine(text, &m);
+			ck_assert(m.sched.idle[2].target_residency_ps >= m.sched.idle[1].target_residency_ps);
+			machine_free(&m);
+			free(text);
+		}
+		probe_topology_free(&t);
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
+
+/* The sched: block docs/probe.md shows (as a run on the development VM wrote it)
+ * loads with the machine parser, in place of a rendered file's own. */
+START_TEST(docs_sched_sample_loads)
+{
+	struct probe_topology t;
+	struct probe_results r;
+	struct fs_error e = { 0 };
+	struct machine m;
+	char *doc = NULL, *text, *start, *end, *mine, *merged;
+	size_t len = 0;
+	FILE *f = fopen("docs/probe.md", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert(getdelim(&doc, &len, '\0', f) > 0);
+	fclose(f);
+	start = strstr(doc, "```yaml\nsched:");
+	ck_assert_msg(start != NULL, "docs/probe.md has no ```yaml block starting with sched:");
+	start += strlen("```yaml\n");
+	end = strstr(start, "\n```");
+	ck_assert_ptr_nonnull(end);
+	end[1] = '\0';
+	read_ok(TREE("1cpu"), &t);
+	fake_results(&r, &t);
+	text = probe_render(&t, &r, "docs", &e);
+	ck_assert_msg(text != NULL, "%s", e.msg);
+	mine = strstr(text, "\nsched:");
+	ck_assert_ptr_nonnull(mine);
+	merged = malloc(strlen(text) + strlen(start) + 2);
+	ck_assert_ptr_nonnull(merged);
+	sprintf(merged, "%.*s\n%s%s", (int)(mine - text), text, start, strstr(mine, "\nuncertainty:") + 1);
+	load_machine(merged, &m);
+	ck_assert(m.sched.given);
+	ck_assert_uint_eq(m.sched.nidle, 2);
+	ck_assert_str_eq(m.sched.idle[1].name, "haltpoll idle");
+	ck_assert(m.sched.idle[0].polls && !m.sched.idle[1].polls);
+	ck_assert(m.sched.context_switch_ps > 0 && m.sched.wake_to_run_ps > 0);
+	machine_free(&m);
+	free(merged);
+	free(text);
+	free(doc);
+	probe_topology_free(&t);
+}
+END_TEST
+
+/* ---- the blocking rows ------------------------------------------------------------------ */
+
+START_TEST(own_loops_read_from_perf_lines)
+{
+	struct probe_suite_run r;
+	char msg[256];
+
+	ck_assert_msg(probe_suite_from_line("perf bench -r 5 futex wake -t 8 -w 2", 2, &r, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_str_eq(r.suite, "wake");
+	ck_assert(r.threads == 8 && r.runs == 5 && r.nwake == 2 && !r.shared);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex wake-parallel -t 4 -w 2 -S", 2, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "wake-parallel") && r.threads == 4 && r.wakers == 2 && r.runs == 10 && r.shared);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex requeue -q 2", 6, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "requeue") && r.threads == 6 && r.nrequeue == 2); /* -t: every CPU, as perf */
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex lock-pi -t 2 -M -r 1", 2, &r, msg, sizeof(msg)), 0);
+	ck_assert(!strcmp(r.suite, "lock-pi") && r.threads == 2 && r.multi && fabs(r.seconds - 1.0) < 1e-9);
+	/* what the own loops do not do */
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex requeue -t 4 -p", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "-B and -p"));
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex wake-parallel -t 5 -w 2", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(probe_suite_from_line("perf bench futex hash -t 2", 2, &r, msg, sizeof(msg)), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "not one of perf's blocking suites"));
+}
+END_TEST
+
+START_TEST(schbench_protocol)
+{
+	_Atomic uint32_t w = 0;
+	_Atomic int stop = 0;
+	struct probe_sb_node a = { 0, NULL }, b = { 0, NULL }, c = { 0, NULL };
+	struct probe_sb_node *_Atomic head = NULL, *n;
+	uint64_t calls = 0;
+
+	/* post: CAS 0 -> 1 and a FUTEX_WAKE only when it succeeded */
+	ck_assert(probe_sb_post(&w, &calls));
+	ck_assert_uint_eq(atomic_load(&w), 1);
+	ck_assert_uint_eq(calls, 1);
+	ck_assert(!probe_sb_post(&w, &calls)); /* already posted: no call */
+	ck_assert_uint_eq(calls, 1);
+	/* wait: CAS 1 -> 0 at once, no call */
+	ck_assert_int_eq(probe_sb_wait(&w, &stop, &calls), 0);
+	ck_assert_uint_eq(atomic_load(&w), 0);
+	ck_assert_uint_eq(calls, 1);
+	ck_assert(!probe_sb_try_wait(&w)); /* nothing posted */
+	/* a wait with nothing posted and the stop flag set returns 1 without sleeping */
+	atomic_store(&stop, 1);
+	ck_assert_int_eq(probe_sb_wait(&w, &stop, &calls), 1);
+	/* the list: pushed a, b, c; taken whole, most recent first, and empty after */
+	probe_sb_push(&head, &a);
+	probe_sb_push(&head, &b);
+	probe_sb_push(&head, &c);
+	n = probe_sb_take(&head);
+	ck_assert(n == &c && n->next == &b && n->next->next == &a && a.next == NULL);
+	ck_assert_ptr_null(atomic_load(&head));
+	ck_assert_ptr_null(probe_sb_take(&head));
+}
+END_TEST
+
+START_TEST(block_scenarios_of_two_cpus)
+{
+	static const char *const names[] = { "wake -t 2", "wake -t 8", "wake-parallel -t 4 -w 2", "requeue -t 4",
+					     "lock-pi -t 2", "lock-pi -t 2 -M", "schbench -m 1 -t 2", "schbench -m 2 -t 4" };
+	struct probe_topology t;
+	struct probe_block_scenario *b;
+	struct fs_error e = { 0 };
+	uint32_t n;
+
+	read_ok(TREE("ccx"), &t); /* 8 CPUs: capped at 8 */
+	ck_assert_int_eq(probe_block_scenarios(&t, &b, &n, &e), 0);
+	ck_assert_str_eq(b[1].name, "wake -t 32");
+	ck_assert_str_eq(b[7].name, "schbench -m 8 -t 16");
+	free(b);
+	probe_topology_free(&t);
+
+	read_ok(TREE("offline"), &t);
+	t.ncpus = 2; /* as the 2-vCPU VM */
+	ck_assert_int_eq(probe_block_scenarios(&t, &b, &n, &e), 0);
+	ck_assert_uint_eq(n, 8);
+	for (uint32_t i = 0; i < n; i++) {
+		struct perfbench_sets sets;
+		enum perfbench_figure fig;
+		char msg[256];
+
+		ck_assert_str_eq(b[i].name, names[i]);
+		if (!strcmp(b[i].suite, "schbench")) {
+			ck_assert_str_eq(b[i].unit, "requests/s");
+			ck_assert_str_eq(b[i].real, "");
+			continue;
+		}
+		/* perf's line and futexsim's parse alike; the figure is perf's */
+		ck_assert_msg(perfbench_line_sets(b[i].sim, "small-1node", "linux-6.18", NULL, &sets, &fig, msg, sizeof(msg)) == 0,
+			      "%s: %s", b[i].sim, msg);
+		ck_assert_int_eq(fig, strcmp(b[i].unit, "ms") ? PERF_FIGURE_OPS_PER_SEC : PERF_FIGURE_MS);
+		ck_assert_msg(perfbench_line_sets(b[i].real, "small-1node", "linux-6.18", NULL, &sets, &fig, msg, sizeof(msg)) == 0,
+			      "%s: %s", b[i].real, msg);
+	}
+	ck_assert_str_eq(b[0].real, "perf bench -r 5 futex wake -t 2");
+	ck_assert_str_eq(b[4].real, "perf bench futex lock-pi -t 2 -r 1");
+	ck_assert_str_eq(b[4].sim, "perf bench futex lock-pi -t 2 -r 0.1");
+	ck_assert(b[6].m == 1 && b[6].t == 2 && b[6].threads == 3);
+	ck_assert(b[7].m == 2 && b[7].t == 4 && b[7].threads == 10);
+	free(b);
+	t.ncpus = 4;
+	probe_topology_free(&t);
+}
+END_TEST
+
+START_TEST(blocking_rows_in_the_table_and_csv)
+{
+	struct probe_check_row rows[4];
+	struct probe_check_table t = { rows, 4, NAN, NAN, NAN }, back;
+	struct fs_error e = { 0 };
+	char dir[64], path[128], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	rows[0] = row("1 thread", 1, false, PROBE_BUCKETS_AUTO, 2500000, NAN, 3000000, "");
+	rows[1] = row("wake -t 2", 2, false, PROBE_BUCKETS_AUTO, 0.1102, NAN, 0.0990, "real: `perf bench -r 5 futex wake -t 2`");
+	rows[2] = row("lock-pi -t 2", 2, false, PROBE_BUCKETS_AUTO, 3000, NAN, 3300, "");
+	rows[3] = row("schbench -m 1 -t 2", 3, false, PROBE_BUCKETS_AUTO, 160000, NAN, 240000, "");
+	snprintf(rows[0].suite, sizeof(rows[0].suite), "hash");
+	snprintf(rows[1].suite, sizeof(rows[1].suite), "wake");
+	snprintf(rows[1].unit, sizeof(rows[1].unit), "ms");
+	snprintf(rows[2].suite, sizeof(rows[2].suite), "lock-pi");
+	snprintf(rows[2].unit, sizeof(rows[2].unit), "ops/s");
+	snprintf(rows[3].suite, sizeof(rows[3].suite), "schbench");
+	snprintf(rows[3].unit, sizeof(rows[3].unit), "requests/s");
+	for (int i = 1; i < 4; i++) {
+		rows[i].real_min = 0.9 * rows[i].real;
+		rows[i].real_max = 1.1 * rows[i].real;
+		rows[i].sim_min = rows[i].sim_max = rows[i].sim;
+		rows[i].real_stderr_pct = NAN;
+	}
+	/* the hash rows' median (+20%) apart from the blocking rows': -10.16%, +10%, +50% */
+	ck_assert(probe_check_median_abs_error(&t) == 20.0);
+	ck_assert(fabs(t.blocking_median - 10.16) < 1e-9);
+	ck_assert(t.blocking_max == 50.0);
+
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	probe_check_print(&t, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "median |error| over 1 scenario: 20.0%\n\nblocking suites (") &&
+			      strstr(text, "wake -t 2                      0.1102 (0.0992-0.1212, 3)               -     0.0990   -10.2%") &&
+			      strstr(text, "schbench -m 1 -t 2             160000 (144000-176000, 3)               -     240000   +50.0%") &&
+			      strstr(text, "blocking median |error| over 3 rows: 10.2%, max 50.0%"),
+		      "%s", text);
+	free(text);
+
+	text = probe_check_csv(&t);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, ",error_pct,suite,unit,note\r\n") &&
+			      strstr(text, "\r\nwake -t 2,2,private,auto,3,0.1102,0.0992,0.1212,,,,0.0990,0.0990,0.0990,-10.16,wake,ms,") &&
+			      strstr(text, ",50.00,schbench,requests/s,\r\n") &&
+			      strstr(text, "\r\nmedian |error|,,,,,,,,,,,,,,20.00,,,\r\n") &&
+			      strstr(text, "\r\nblocking median |error|,,,,,,,,,,,,,,10.16,,,\r\n") &&
+			      strstr(text, "\r\nblocking max |error|,,,,,,,,,,,,,,50.00,,,\r\n"),
+		      "%s", text);
+	free(text);
+	tu_mkdtemp(dir, "futexsim-check");
+	snprintf(path, sizeof(path), "%s/table.csv", dir);
+	ck_assert_msg(probe_check_csv_write(path, &t, &e) == 0, "%s", e.msg);
+	ck_assert_msg(probe_check_csv_read(path, &back, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(back.n, 4);
+	ck_assert(back.median_abs_error == 20.0 && back.blocking_median == 10.16 && back.blocking_max == 50.0);
+	ck_assert_str_eq(back.rows[1].suite, "wake");
+	ck_assert_str_eq(back.rows[1].unit, "ms");
+	ck_assert_str_eq(back.rows[3].unit, "requests/s");
+	ck_assert_str_eq(back.rows[1].note, "real: `perf bench -r 5 futex wake -t 2`");
+	probe_check_table_free(&back);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -1607,6 +2131,7 @@ static Suite *probe_suite(void)
 	TCase *kernel = tcase_create("kernel");
 	TCase *cli = tcase_create("cli");
 	TCase *check = tcase_create("check");
+	TCase *sched = tcase_create("sched");
 
 	tcase_add_test(topology, two_nodes_smt_cores_first);
 	tcase_add_test(topology, one_cpu_without_numa);
@@ -1632,6 +2157,16 @@ static Suite *probe_suite(void)
 	tcase_add_test(cli, cli_topology_and_usage);
 	tcase_add_test(cli, cli_probes_this_machine);
 	tcase_set_timeout(cli, 60);
+	tcase_add_test(sched, idle_states_read_from_sysfs);
+	tcase_add_test(sched, idle_polls_by_driver_and_state);
+	tcase_add_test(sched, idle_dominant_state_of_snapshots);
+	tcase_add_test(sched, sched_derived_by_hand);
+	tcase_add_test(sched, sched_block_written_and_loaded);
+	tcase_add_test(sched, docs_sched_sample_loads);
+	tcase_add_test(check, schbench_protocol);
+	tcase_add_test(check, own_loops_read_from_perf_lines);
+	tcase_add_test(check, block_scenarios_of_two_cpus);
+	tcase_add_test(check, blocking_rows_in_the_table_and_csv);
 	tcase_add_test(check, check_scenarios_of_one_cpu);
 	tcase_add_test(check, check_scenarios_of_two_cores_two_threads);
 	tcase_add_test(check, check_csv_round_trips);
@@ -1648,6 +2183,7 @@ static Suite *probe_suite(void)
 	suite_add_tcase(s, kernel);
 	suite_add_tcase(s, cli);
 	suite_add_tcase(s, check);
+	suite_add_tcase(s, sched);
 	return s;
 }
 

@@ -11,7 +11,7 @@
 const char usage_probe[] =
 	"usage: futexsim probe -o FILE.yaml [--seconds N] [--name NAME]\n"
 	"       futexsim probe --check [--machine FILE.yaml] [--kernel PRESET] [--name NAME]\n"
-	"                              [--seconds N] [-o TABLE.csv] [--no-anchor]\n"
+	"                              [--seconds N] [-o TABLE.csv] [--no-anchor] [--no-blocking]\n"
 	"       futexsim probe --topology [--root DIR]\n"
 	"\n"
 	"Models the machine it runs on. Reads the topology from sysfs (online CPUs, their\n"
@@ -20,8 +20,11 @@ const char usage_probe[] =
 	"(sched_setaffinity): the syscall entry and exit (a loop of getppid), L1 and atomic\n"
 	"hits, one-way line hand-offs by CAS ping-pong between SMT siblings, cores of a node\n"
 	"and of other nodes, DRAM latency by node (a pointer chase over a random cycle larger\n"
-	"than the last-level cache) and the SMT slowdown (a loop with its sibling idle and\n"
-	"busy). Writes a machine file (docs/machine.md) whose every constant says how it was\n"
+	"than the last-level cache), the SMT slowdown (a loop with its sibling idle and\n"
+	"busy), and sleeping and waking for the sched: block: the idle states from sysfs,\n"
+	"futex ping-pongs on one CPU (the context switch) and across two (the wakee spinning,\n"
+	"sleeping on an idle CPU, sleeping on a CPU /dev/cpu_dma_latency keeps polling: the\n"
+	"IPI and the wake-up apart) and a pipe ping-pong. Writes a machine file (docs/machine.md) whose every constant says how it was\n"
 	"measured: median and spread over the trials, date, CPU model and kernel; what cannot\n"
 	"be measured is labelled [A] or [D] with the reason. The file is checked by loading\n"
 	"it as the simulator does and appears only when complete. Prints the kernel preset\n"
@@ -55,7 +58,11 @@ const char usage_probe[] =
 	"median; -o writes the table as CSV (default results/host-check.csv). Then, anchored:\n"
 	"the machine file fitted (futexsim fit) to the real figures of the scenarios without -b\n"
 	"(TABLE-stock-rows.yaml, MACHINE-anchored.yaml) and every scenario simulated again on it,\n"
-	"the -b rows as predictions (TABLE-anchored.csv); --no-anchor skips that. docs/probe.md.\n";
+	"the -b rows as predictions (TABLE-anchored.csv); --no-anchor skips that. The blocking\n"
+	"rows follow in the same table and CSV (about 25 s more; --no-blocking leaves them out):\n"
+	"perf bench futex wake, wake-parallel, requeue and lock-pi run by perf where it has\n"
+	"them, and futexsim's own copy of schbench -L's message/worker loop, each beside the\n"
+	"same workload simulated, with their median and max |error|. docs/probe.md.\n";
 
 int cmd_probe(int argc, char **argv)
 {

@@ -6,6 +6,7 @@
  * (--seconds) sets how many. docs/probe.md says what each one measures and how. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET_S, syscall */
 #include "sim/probe/probe.h"
+#include "sim/probe/measure.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -49,23 +50,12 @@
 
 /* ---- timing, pinning, statistics ------------------------------------------------ */
 
-static double now_s(void)
+double probe_now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
 }
 
 int probe_pin_self(uint32_t cpu)
@@ -371,14 +361,11 @@ int probe_value_combine(const struct probe_series *s, uint32_t n, struct probe_v
 	return 0;
 }
 
-/* One round: runs `count` units, returns the seconds taken (< 0: failed). */
-typedef double (*trial_fn)(void *ctx, uint64_t count);
-
 /* Sizes a round to about `trial_s`, then runs rounds back to back until `budget_s`
  * has passed (at least PROBE_MIN_ROUNDS, at most MAX_ROUNDS), each sample =
  * seconds / count x scale, in the order measured. -1 when a round failed, -2 out of
  * memory. */
-static int run_rounds(trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, struct samples *s)
+static int run_rounds(probe_trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, struct samples *s)
 {
 	uint64_t count = 8;
 	double t, start;
@@ -393,8 +380,8 @@ static int run_rounds(trial_fn fn, void *ctx, double budget_s, double trial_s, d
 	}
 	if (t > 0)
 		count = (uint64_t)((double)count * trial_s / t) + 1;
-	start = now_s();
-	for (uint32_t made = 0; made < MAX_ROUNDS && (made < PROBE_MIN_ROUNDS || now_s() - start < budget_s); made++) {
+	start = probe_now_s();
+	for (uint32_t made = 0; made < MAX_ROUNDS && (made < PROBE_MIN_ROUNDS || probe_now_s() - start < budget_s); made++) {
 		t = fn(ctx, count);
 		if (t < 0)
 			return -1;
@@ -409,7 +396,7 @@ static int run_rounds(trial_fn fn, void *ctx, double budget_s, double trial_s, d
  * PROBE_RETRIES each; the attempt kept into `out` (its rounds malloc'd: free
  * out->rounds). Retries are said on `progress`. -1 a round failed, -2 out of
  * memory. */
-static int measure_series(trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, FILE *progress,
+int probe_measure_series(probe_trial_fn fn, void *ctx, double budget_s, double trial_s, double scale, FILE *progress,
 			  const char *what, struct probe_series *out)
 {
 	struct samples att[1 + PROBE_RETRIES] = { { 0 } };
@@ -454,12 +441,12 @@ static int measure_series(trial_fn fn, void *ctx, double budget_s, double trial_
 
 static double trial_syscall(void *ctx, uint64_t count)
 {
-	double t0 = now_s();
+	double t0 = probe_now_s();
 
 	(void)ctx;
 	for (uint64_t i = 0; i < count; i++)
 		syscall(SYS_getppid);
-	return now_s() - t0;
+	return probe_now_s() - t0;
 }
 
 /* A line of its own: 128 bytes (the adjacent-line prefetcher pairs 64-byte lines). */
@@ -478,7 +465,7 @@ static double trial_line_hit(void *ctx, uint64_t count)
 	double t0;
 
 	l->cell = (void *)&l->cell;
-	t0 = now_s();
+	t0 = probe_now_s();
 	for (uint64_t i = 0; i < count; i += 8) {
 		p = *(void *volatile *)p;
 		p = *(void *volatile *)p;
@@ -489,7 +476,7 @@ static double trial_line_hit(void *ctx, uint64_t count)
 		p = *(void *volatile *)p;
 		p = *(void *volatile *)p;
 	}
-	t0 = now_s() - t0;
+	t0 = probe_now_s() - t0;
 	l->sink = p;
 	return t0;
 }
@@ -498,7 +485,7 @@ static double trial_line_hit(void *ctx, uint64_t count)
 static double trial_atomic_hit(void *ctx, uint64_t count)
 {
 	struct own_line *l = ctx;
-	double t0 = now_s();
+	double t0 = probe_now_s();
 
 	for (uint64_t i = 0; i < count; i += 8) {
 		__atomic_fetch_add(&l->counter, 1, __ATOMIC_SEQ_CST);
@@ -510,7 +497,7 @@ static double trial_atomic_hit(void *ctx, uint64_t count)
 		__atomic_fetch_add(&l->counter, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&l->counter, 1, __ATOMIC_SEQ_CST);
 	}
-	return now_s() - t0;
+	return probe_now_s() - t0;
 }
 
 /* ---- line hand-offs: CAS ping-pong --------------------------------------------- */
@@ -545,7 +532,7 @@ static void *partner_main(void *arg)
 		uint64_t n;
 
 		while ((g = atomic_load_explicit(&p->go, memory_order_acquire)) == last)
-			relax();
+			probe_relax();
 		if (g < 0)
 			return NULL;
 		last = g;
@@ -555,7 +542,7 @@ static void *partner_main(void *arg)
 			uint64_t want = 2 * i + 1;
 
 			for (uint32_t spins = 0; atomic_load_explicit(&p->line, memory_order_relaxed) != want; spins++) {
-				relax();
+				probe_relax();
 				if ((spins & 0xfff) == 0xfff && atomic_load_explicit(&p->go, memory_order_relaxed) < 0)
 					return NULL;
 			}
@@ -568,8 +555,8 @@ static void *partner_main(void *arg)
 static bool wait_line(struct pingpong *p, uint64_t want, double since)
 {
 	for (uint32_t spins = 0; atomic_load_explicit(&p->line, memory_order_relaxed) != want; spins++) {
-		relax();
-		if ((spins & 0xffff) == 0xffff && now_s() - since > STUCK_S)
+		probe_relax();
+		if ((spins & 0xffff) == 0xffff && probe_now_s() - since > STUCK_S)
 			return false;
 	}
 	return true;
@@ -581,7 +568,7 @@ static double trial_pingpong(void *ctx, uint64_t count)
 {
 	struct pingpong *p = ctx;
 	int64_t g = ++p->gen;
-	double t0 = now_s();
+	double t0 = probe_now_s();
 
 	atomic_store(&p->line, 0);
 	p->iters = count;
@@ -589,13 +576,13 @@ static double trial_pingpong(void *ctx, uint64_t count)
 	for (uint32_t spins = 0; atomic_load_explicit(&p->ready, memory_order_acquire) != g; spins++) {
 		if (atomic_load(&p->failed))
 			return -1;
-		relax();
-		if ((spins & 0xffff) == 0xffff && now_s() - t0 > STUCK_S) {
+		probe_relax();
+		if ((spins & 0xffff) == 0xffff && probe_now_s() - t0 > STUCK_S) {
 			atomic_store(&p->stuck, 1);
 			return -1;
 		}
 	}
-	t0 = now_s();
+	t0 = probe_now_s();
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t want = 2 * i;
 
@@ -609,7 +596,7 @@ static double trial_pingpong(void *ctx, uint64_t count)
 		atomic_store(&p->stuck, 1);
 		return -1;
 	}
-	return now_s() - t0;
+	return probe_now_s() - t0;
 }
 
 /* One-way hand-off between Linux CPUs a (this thread) and b: round trip / 2, its
@@ -632,7 +619,7 @@ static int measure_pair(uint32_t a, uint32_t b, double budget_s, FILE *progress,
 		free(p);
 		return fs_fail(e, FS_ERR_RUNTIME, "cannot start a benchmark thread: %s", strerror(err));
 	}
-	rc = measure_series(trial_pingpong, p, budget_s, TRIAL_PINGPONG, 1e9 / 2, progress, what, out);
+	rc = probe_measure_series(trial_pingpong, p, budget_s, TRIAL_PINGPONG, 1e9 / 2, progress, what, out);
 	atomic_store_explicit(&p->go, -1, memory_order_release);
 	pthread_join(th, NULL);
 	err = atomic_load(&p->failed);
@@ -660,7 +647,7 @@ static double trial_chase(void *ctx, uint64_t count)
 {
 	struct chase *c = ctx;
 	void **p = c->pos;
-	double t0 = now_s();
+	double t0 = probe_now_s();
 
 	for (uint64_t i = 0; i < count; i += 4) {
 		p = (void **)*p;
@@ -668,7 +655,7 @@ static double trial_chase(void *ctx, uint64_t count)
 		p = (void **)*p;
 		p = (void **)*p;
 	}
-	t0 = now_s() - t0;
+	t0 = probe_now_s() - t0;
 	c->pos = p; /* the next trial goes on where this one stopped */
 	return t0;
 }
@@ -808,12 +795,12 @@ static double trial_work(void *ctx, uint64_t count)
 {
 	struct smt_ctx *s = ctx;
 	uint64_t x = s->sink + count;
-	double t0 = now_s();
+	double t0 = probe_now_s();
 
 	opaque(&x);
 	x = work(count, x);
 	opaque(&x);
-	t0 = now_s() - t0;
+	t0 = probe_now_s() - t0;
 	s->sink = x;
 	return t0;
 }
@@ -831,8 +818,8 @@ static int measure_smt(uint32_t a, uint32_t b, double budget_s, struct samples *
 	for (t = trial_work(&ctx, count); t < TRIAL_WORK / 4 && count < (1ull << 36); t = trial_work(&ctx, count))
 		count *= 4;
 	count = (uint64_t)((double)count * TRIAL_WORK / (t > 0 ? t : TRIAL_WORK)) + 1;
-	start = now_s();
-	for (uint32_t made = 0; made < MAX_TRIALS && (made < MIN_TRIALS || now_s() - start < budget_s); made++) {
+	start = probe_now_s();
+	for (uint32_t made = 0; made < MAX_TRIALS && (made < MIN_TRIALS || probe_now_s() - start < budget_s); made++) {
 		struct busy bz = { .cpu = b };
 		pthread_t th;
 		double idle = trial_work(&ctx, count), busy;
@@ -960,20 +947,12 @@ static uint32_t remote_pairs(const struct probe_topology *t, uint32_t d, struct 
 
 /* ---- the measurement plan ------------------------------------------------------- */
 
-struct run {
-	const struct probe_topology *t;
-	const struct probe_options *o;
-	struct probe_results *r;
-	double t0, total_weight;
-	uint32_t step, steps;
-};
-
-static double budget_of(const struct run *run, double weight)
+double probe_budget(const struct probe_run *run, double weight)
 {
 	return run->o->seconds * weight / run->total_weight;
 }
 
-static void format_value(char *buf, size_t size, double v, bool ratio)
+void probe_format_value(char *buf, size_t size, double v, bool ratio)
 {
 	if (ratio)
 		snprintf(buf, size, "%.3f", v);
@@ -981,7 +960,7 @@ static void format_value(char *buf, size_t size, double v, bool ratio)
 		snprintf(buf, size, v < 10 ? "%.2fns" : "%.1fns", v);
 }
 
-static void progress(struct run *run, const char *what, const struct probe_value *v)
+void probe_progress(struct probe_run *run, const char *what, const struct probe_value *v)
 {
 	char est[32], med[32], lo[32], hi[32];
 	const bool ratio = v == &run->r->smt_slowdown;
@@ -989,21 +968,21 @@ static void progress(struct run *run, const char *what, const struct probe_value
 	run->step++;
 	if (!run->o->progress)
 		return;
-	format_value(est, sizeof(est), v->estimate, ratio);
-	format_value(med, sizeof(med), v->median, ratio);
-	format_value(lo, sizeof(lo), v->lo, ratio);
-	format_value(hi, sizeof(hi), v->hi, ratio);
+	probe_format_value(est, sizeof(est), v->estimate, ratio);
+	probe_format_value(med, sizeof(med), v->median, ratio);
+	probe_format_value(lo, sizeof(lo), v->lo, ratio);
+	probe_format_value(hi, sizeof(hi), v->hi, ratio);
 	if (v->low_tail)
 		fprintf(run->o->progress,
 			"futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s low tail %s, median %s, %s %s-%s, %" PRIu32
 			" rounds%s (%.1f s)\n",
 			run->step, run->steps, what, est, med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
-			v->attempts > 1 ? ", retried" : "", now_s() - run->t0);
+			v->attempts > 1 ? ", retried" : "", probe_now_s() - run->t0);
 	else
 		fprintf(run->o->progress,
 			"futexsim probe: [%" PRIu32 "/%" PRIu32 "] %-22s median %s, %s %s-%s, %" PRIu32 " trials (%.1f s)\n",
 			run->step, run->steps, what, med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
-			now_s() - run->t0);
+			probe_now_s() - run->t0);
 	probe_warn_unstable(run->o->progress, what, v);
 	fflush(run->o->progress);
 }
@@ -1017,7 +996,7 @@ void probe_warn_unstable(FILE *f, const char *what, const struct probe_value *v)
 }
 
 /* The estimator, for a value's `how`: said in every comment of the file. */
-static void low_tail_how(char *buf, size_t size, uint32_t series, const char *of, double trial_s)
+void probe_low_tail_how(char *buf, size_t size, uint32_t series, const char *of, double trial_s)
 {
 	if (series > 1)
 		snprintf(buf, size, "the low tail: the median over the %s of each one's p10 of rounds of %.1f ms (noise only adds time)",
@@ -1026,7 +1005,7 @@ static void low_tail_how(char *buf, size_t size, uint32_t series, const char *of
 		snprintf(buf, size, "the low tail: p10 of rounds of %.1f ms (noise only adds time)", trial_s * 1e3);
 }
 
-static int measure_single(struct run *run, const char *what, trial_fn fn, void *ctx, double weight, double trial_s,
+int probe_measure_single(struct probe_run *run, const char *what, probe_trial_fn fn, void *ctx, double weight, double trial_s,
 			  struct probe_value *v, const char *how, struct fs_error *e)
 {
 	struct probe_series one = { 0 };
@@ -1036,7 +1015,7 @@ static int measure_single(struct run *run, const char *what, trial_fn fn, void *
 	if ((err = probe_pin_self(run->t->cpus[0].linux_id)) != 0)
 		return pin_failed(e, run->t->cpus[0].linux_id, err);
 	snprintf(one.where, sizeof(one.where), "CPU %" PRIu32, run->t->cpus[0].linux_id);
-	rc = measure_series(fn, ctx, budget_of(run, weight), trial_s, 1e9, run->o->progress, what, &one);
+	rc = probe_measure_series(fn, ctx, probe_budget(run, weight), trial_s, 1e9, run->o->progress, what, &one);
 	if (rc < 0)
 		return rc == -2 ? fs_fail(e, FS_ERR_RUNTIME, "out of memory")
 				: fs_fail(e, FS_ERR_RUNTIME, "the %s benchmark failed", what);
@@ -1044,9 +1023,9 @@ static int measure_single(struct run *run, const char *what, trial_fn fn, void *
 	free((void *)one.rounds);
 	if (rc < 0)
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
-	low_tail_how(tail, sizeof(tail), 1, "", trial_s);
+	probe_low_tail_how(tail, sizeof(tail), 1, "", trial_s);
 	snprintf(v->how, sizeof(v->how), "%s, on CPU %" PRIu32 "; %s", how, run->t->cpus[0].linux_id, tail);
-	progress(run, what, v);
+	probe_progress(run, what, v);
 	return 0;
 }
 
@@ -1056,7 +1035,7 @@ static void free_series(struct probe_series *s, uint32_t n)
 		free((void *)s[i].rounds);
 }
 
-static int measure_class(struct run *run, const char *what, const struct pair *pairs, uint32_t n, double weight,
+static int measure_class(struct probe_run *run, const char *what, const struct pair *pairs, uint32_t n, double weight,
 			 const char *kind, struct probe_value *v, struct fs_error *e)
 {
 	struct probe_series ser[PAIRS_PER_CLASS] = { { 0 } };
@@ -1067,7 +1046,7 @@ static int measure_class(struct run *run, const char *what, const struct pair *p
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t a = run->t->cpus[pairs[i].a].linux_id, b = run->t->cpus[pairs[i].b].linux_id;
 
-		if (measure_pair(a, b, budget_of(run, weight) / n, run->o->progress, what, &ser[i], e) < 0) {
+		if (measure_pair(a, b, probe_budget(run, weight) / n, run->o->progress, what, &ser[i], e) < 0) {
 			free_series(ser, n);
 			return -1;
 		}
@@ -1078,16 +1057,16 @@ static int measure_class(struct run *run, const char *what, const struct pair *p
 	free_series(ser, n);
 	if (rc < 0)
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
-	low_tail_how(tail, sizeof(tail), n, "pairs", TRIAL_PINGPONG);
+	probe_low_tail_how(tail, sizeof(tail), n, "pairs", TRIAL_PINGPONG);
 	snprintf(v->how, sizeof(v->how), "CAS ping-pong, one-way = round trip / 2, %" PRIu32 " %s pair%s (CPUs %s); %s", n,
 		 kind, n == 1 ? "" : "s", cpus, tail);
-	progress(run, what, v);
+	probe_progress(run, what, v);
 	return 0;
 }
 
 /* DRAM latency from the CPUs of node `from` to memory of node `to` (dense), with
  * one buffer per (from, to) pair; samples pooled. */
-static int measure_dram(struct run *run, const char *what, const uint32_t *from, const uint32_t *to, uint32_t n,
+static int measure_dram(struct probe_run *run, const char *what, const uint32_t *from, const uint32_t *to, uint32_t n,
 			double weight, struct probe_value *v, struct fs_error *e)
 {
 	const struct probe_topology *t = run->t;
@@ -1100,7 +1079,7 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t cpu = t->cpus[cpu_of(t, from[i] * t->cores_per_node, 0)].linux_id;
 		struct chase c = { 0 };
-		double start = now_s(), budget = budget_of(run, weight) / n;
+		double start = probe_now_s(), budget = probe_budget(run, weight) / n;
 		bool placed;
 		int err;
 
@@ -1127,10 +1106,10 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 			wl += (size_t)snprintf(where + wl, sizeof(where) - wl, "%sCPU %" PRIu32 " -> node %" PRIu32,
 					       wl ? ", " : "", cpu, t->node_ids[to[i]]);
 		(void)trial_chase(&c, c.bytes / LINE_BYTES / 4); /* TLB and page tables warm */
-		budget -= now_s() - start;
+		budget -= probe_now_s() - start;
 		snprintf(ser[made].where, sizeof(ser[made].where), "CPU %" PRIu32 " -> node %" PRIu32, cpu,
 			 t->node_ids[to[i]]);
-		err = measure_series(trial_chase, &c, budget > 0 ? budget : 0, TRIAL_CHASE, 1e9, run->o->progress, what,
+		err = probe_measure_series(trial_chase, &c, budget > 0 ? budget : 0, TRIAL_CHASE, 1e9, run->o->progress, what,
 				     &ser[made]);
 		chase_free(&c);
 		made++;
@@ -1150,10 +1129,10 @@ static int measure_dram(struct run *run, const char *what, const uint32_t *from,
 		free_series(ser, made);
 		if (rc < 0)
 			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
-		low_tail_how(tail, sizeof(tail), made, "buffers", TRIAL_CHASE);
+		probe_low_tail_how(tail, sizeof(tail), made, "buffers", TRIAL_CHASE);
 		snprintf(v->how, sizeof(v->how), "pointer chase over a randomly permuted %" PRIu64 " MiB buffer%s (%.60s); %.150s",
 			 run->r->dram_buffer_bytes >> 20, t->nodes > 1 ? " bound to its node (mbind)" : "", where, tail);
-		progress(run, what, v);
+		probe_progress(run, what, v);
 		return 0;
 	} else {
 		snprintf(v->why_not, sizeof(v->why_not), "%s", run->r->dram_note);
@@ -1217,6 +1196,9 @@ void probe_results_init(struct probe_results *r, const struct probe_topology *t)
 		}
 	}
 	qsort(r->distances, r->ndistances, sizeof(r->distances[0]), cmp_u32_bench);
+	r->sched.idle_state = r->sched.poll_state = -1;
+	r->sched.perf_pipe_us = NAN;
+	r->sched.slept_idle = r->sched.slept_poll = r->sched.slept_spin = r->sched.slept_same = NAN;
 }
 
 /* ---- finishing: fallbacks for what could not be measured ------------------------- */
@@ -1225,7 +1207,7 @@ static void set_value(struct probe_value *v, double x, bool ratio)
 {
 	if (!ratio && x < 0.01)
 		x = 0.01; /* the figure as written must stay a positive cost */
-	format_value(v->value, sizeof(v->value), x, ratio);
+	probe_format_value(v->value, sizeof(v->value), x, ratio);
 	v->label = 'M';
 }
 
@@ -1289,13 +1271,13 @@ void probe_results_finish(struct probe_results *r, const struct probe_topology *
 		const double d = r->distances[k];
 
 		if (!r->transfer_remote[k].measured) {
-			format_value(buf, sizeof(buf), value_ns(&r->transfer_node, 40) * d / 10, false);
+			probe_format_value(buf, sizeof(buf), value_ns(&r->transfer_node, 40) * d / 10, false);
 			fallback(&r->transfer_remote[k], 'A', buf, "not measured: transfer_node x distance / 10");
 		}
 		if (!r->memory_remote[k].measured) {
 			snprintf(why, sizeof(why), "%.150s", r->memory_remote[k].why_not[0] ? r->memory_remote[k].why_not
 											 : "not measured");
-			format_value(buf, sizeof(buf), value_ns(&r->memory_local, 100) * d / 10, false);
+			probe_format_value(buf, sizeof(buf), value_ns(&r->memory_local, 100) * d / 10, false);
 			fallback(&r->memory_remote[k], 'A', buf, "%s: memory_local x distance / 10 (the SLIT ratio)", why);
 		}
 	}
@@ -1308,6 +1290,12 @@ void probe_results_finish(struct probe_results *r, const struct probe_topology *
 	} else {
 		fallback(&r->smt_slowdown, 'A', "1.3", "not measured: 1.3, the shipped presets' assumption");
 	}
+	{
+		char stamp[400];
+
+		snprintf(stamp, sizeof(stamp), "%s, %s, kernel %s", r->date, t->model, t->release);
+		probe_sched_derive(&t->idle, &r->sched, stamp);
+	}
 }
 
 /* ---- public ----------------------------------------------------------------------- */
@@ -1316,7 +1304,7 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 		  struct fs_error *e)
 {
 	struct affinity saved = { 0 };
-	struct run run = { .t = t, .o = o, .r = r };
+	struct probe_run run = { .t = t, .o = o, .r = r };
 	struct pair smt[PAIRS_PER_CLASS], cluster[PAIRS_PER_CLASS], node[PAIRS_PER_CLASS];
 	struct pair remote[PROBE_MAX_DISTANCES][PAIRS_PER_CLASS];
 	uint32_t nsmt, ncluster, nnode, nremote[PROBE_MAX_DISTANCES], classes = 0;
@@ -1324,6 +1312,8 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 		 dy[PROBE_MAX_DISTANCES][DRAM_ITEMS_PER_CLASS], ndram[PROBE_MAX_DISTANCES];
 	struct own_line *line = NULL;
 	double w_transfer, w_dram;
+	uint32_t sched_b;
+	bool cross;
 	int err, rc = -1;
 
 	probe_results_init(r, t);
@@ -1349,14 +1339,19 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 		local_from[nlocal++] = t->nodes - 1;
 	w_transfer = classes ? 0.42 / classes : 0;
 	w_dram = 0.32 / (1 + r->ndistances);
-	run.total_weight = 0.08 + 0.04 + 0.04 + w_transfer * classes + 0.32 + (t->threads_per_core > 1 ? 0.10 : 0);
-	run.steps = 3 + classes + 1 + r->ndistances + (t->threads_per_core > 1);
+	/* the sleeping and waking pair: the first CPU and another core's, of its node
+	 * if it has one */
+	cross = t->ncpus > 1;
+	sched_b = nnode ? node[0].b : nsmt ? smt[0].b : r->ndistances && nremote[0] ? remote[0][0].b : 0;
+	run.total_weight = 0.08 + 0.04 + 0.04 + w_transfer * classes + 0.32 + (t->threads_per_core > 1 ? 0.10 : 0) +
+			   probe_sched_weight(cross);
+	run.steps = 3 + classes + 1 + r->ndistances + (t->threads_per_core > 1) + probe_sched_steps(cross);
 	if (posix_memalign((void **)&line, 128, sizeof(*line)) != 0) {
 		fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 		goto out;
 	}
 	memset(line, 0, sizeof(*line));
-	run.t0 = now_s();
+	run.t0 = probe_now_s();
 	if (o->progress) {
 		fprintf(o->progress,
 			"futexsim probe: measuring for about %g s on %" PRIu32 " CPU%s (threads pinned with "
@@ -1365,11 +1360,11 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 		fflush(o->progress);
 	}
 
-	if (measure_single(&run, "syscall", trial_syscall, NULL, 0.08, TRIAL_SYSCALL, &r->syscall,
+	if (probe_measure_single(&run, "syscall", trial_syscall, NULL, 0.08, TRIAL_SYSCALL, &r->syscall,
 			   "syscall(SYS_getppid) in a loop", e) < 0 ||
-	    measure_single(&run, "line_hit", trial_line_hit, line, 0.04, TRIAL_HIT, &r->line_hit,
+	    probe_measure_single(&run, "line_hit", trial_line_hit, line, 0.04, TRIAL_HIT, &r->line_hit,
 			   "dependent loads of a pointer to itself (L1 hits)", e) < 0 ||
-	    measure_single(&run, "atomic_hit", trial_atomic_hit, line, 0.04, TRIAL_HIT, &r->atomic_hit,
+	    probe_measure_single(&run, "atomic_hit", trial_atomic_hit, line, 0.04, TRIAL_HIT, &r->atomic_hit,
 			   "back-to-back locked adds on a line held Modified", e) < 0)
 		goto out;
 	if ((nsmt && measure_class(&run, "transfer_smt", smt, nsmt, w_transfer, "SMT-sibling", &r->transfer_smt, e) < 0) ||
@@ -1400,7 +1395,7 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 		struct samples s = { 0 };
 		uint32_t a = t->cpus[cpu_of(t, 0, 0)].linux_id, b = t->cpus[cpu_of(t, 0, 1)].linux_id;
 
-		if (measure_smt(a, b, budget_of(&run, 0.10), &s, e) < 0) {
+		if (measure_smt(a, b, probe_budget(&run, 0.10), &s, e) < 0) {
 			free(s.v);
 			goto out;
 		}
@@ -1410,15 +1405,20 @@ int probe_measure(const struct probe_topology *t, const struct probe_options *o,
 			 "an integer loop on CPU %" PRIu32 ", time with sibling CPU %" PRIu32
 			 " running the same loop / time with it idle",
 			 a, b);
-		progress(&run, "smt_slowdown", &r->smt_slowdown);
+		probe_progress(&run, "smt_slowdown", &r->smt_slowdown);
 	}
-	r->seconds = now_s() - run.t0;
+	if (probe_measure_sched(&run, t->cpus[0].linux_id, t->cpus[sched_b].linux_id, cross, e) < 0)
+		goto out;
+	r->seconds = probe_now_s() - run.t0;
 	if (r->dram_note[0] && o->progress)
 		fprintf(o->progress, "futexsim probe: %s\n", r->dram_note);
-	probe_results_finish(r, t);
 	rc = 0;
 out:
 	affinity_restore(&saved);
+	if (rc == 0) {
+		probe_sched_perf_pipe(&r->sched);
+		probe_results_finish(r, t);
+	}
 	free(line);
 	return rc;
 }
@@ -1431,9 +1431,9 @@ static void print_value(FILE *f, const char *what, const struct probe_value *v, 
 		fprintf(f, "  %-22s %-10s [%c] %s\n", what, v->value, v->label ? v->label : '?', v->why_not);
 		return;
 	}
-	format_value(med, sizeof(med), v->median, ratio);
-	format_value(lo, sizeof(lo), v->lo, ratio);
-	format_value(hi, sizeof(hi), v->hi, ratio);
+	probe_format_value(med, sizeof(med), v->median, ratio);
+	probe_format_value(lo, sizeof(lo), v->lo, ratio);
+	probe_format_value(hi, sizeof(hi), v->hi, ratio);
 	fprintf(f, "  %-22s %-10s [M] %smedian %s, %s %s-%s over %" PRIu32 " %s%s\n", what, v->value,
 		v->low_tail ? "low tail (p10), " : "", med, v->percentiles ? "p10-p90" : "min-max", lo, hi, v->n,
 		v->low_tail ? "rounds" : "trials", v->unstable ? "; UNSTABLE (see the warning)" : "");
@@ -1463,4 +1463,5 @@ void probe_results_print(const struct probe_topology *t, const struct probe_resu
 		print_value(f, what, &r->memory_remote[k], false);
 	}
 	print_value(f, "smt_slowdown", &r->smt_slowdown, true);
+	probe_sched_print(t, r, f);
 }

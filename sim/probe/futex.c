@@ -543,6 +543,97 @@ void probe_perf_find(struct probe_perf *p)
 	free(help);
 }
 
+bool probe_perf_has(const struct probe_perf *p, const char *line, char *why, size_t size)
+{
+	char words[200], cmd[800], usage[80], *suite = NULL, *help;
+	bool ok = true;
+	int status;
+
+	snprintf(words, sizeof(words), "%s", line);
+	for (char *w = strtok(words, " "), *prev = NULL; w; prev = w, w = strtok(NULL, " "))
+		if (prev && !strcmp(prev, "futex")) {
+			suite = w;
+			break;
+		}
+	if (!p->usable || !suite) {
+		snprintf(why, size, "%s", p->usable ? "not a perf bench futex line" : p->why);
+		return false;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' bench futex %s -h 2>&1", p->path, suite);
+	help = capture(cmd, &status);
+	snprintf(usage, sizeof(usage), "perf bench futex %s ", suite);
+	if (!help || !strstr(help, usage)) {
+		snprintf(why, size, "this perf has no futex %s", suite);
+		free(help);
+		return false;
+	}
+	/* the options after the suite, each as perf's help lists it: "-w, --nwakes" */
+	for (char *w = strtok(NULL, " "); w && ok; w = strtok(NULL, " ")) {
+		char opt[16];
+
+		if (w[0] != '-' || strlen(w) != 2)
+			continue;
+		snprintf(opt, sizeof(opt), "%s, --", w);
+		if (!strstr(help, opt)) {
+			snprintf(why, size, "this perf's futex %s has no %s", suite, w);
+			ok = false;
+		}
+	}
+	free(help);
+	return ok;
+}
+
+int probe_perf_line(const struct probe_perf *p, const char *line, char **text, char *why, size_t size)
+{
+	char cmd[800], first[200];
+	int status = -1;
+
+	*text = NULL;
+	if (strncmp(line, "perf ", 5) || strpbrk(line, "'\"\\$`|;&<>")) {
+		snprintf(why, size, "not a perf command line: %.100s", line);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", p->path, line + 5);
+	*text = capture(cmd, &status);
+	if (!*text) {
+		snprintf(why, size, "cannot start %.200s: %.80s", p->path, strerror(errno));
+		return -1;
+	}
+	if (status != 0) {
+		first_line(first, sizeof(first), *text);
+		snprintf(why, size, "%.100s failed (%s %d): %s", line, WIFEXITED(status) ? "exit status" : "wait status",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : status, first[0] ? first : "no output");
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int probe_perf_figure(const char *cmd, const char *unit, double *v, char *why, size_t why_size)
+{
+	char line[200], *text, *found, *start, *end;
+	int status = -1;
+
+	text = capture(cmd, &status);
+	if (!text) {
+		snprintf(why, why_size, "cannot run %.200s: %.80s", cmd, strerror(errno));
+		return -1;
+	}
+	found = strstr(text, unit);
+	for (start = found; start && start > text && start[-1] != '\n'; start--)
+		;
+	if (status != 0 || !start || (*v = strtod(start, &end), end == start) || !(*v >= 0)) {
+		first_line(line, sizeof(line), text);
+		snprintf(why, why_size, "%.200s %s: %s", cmd, status != 0 ? "failed" : "printed no figure",
+			 line[0] ? line : "no output");
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
 int probe_perf_run(struct probe_perf *p, uint32_t threads, bool shared, int32_t buckets, double *averaged,
 		   double *stderr_pct, char *why, size_t why_size)
 {

@@ -3,6 +3,7 @@
  * the measurements, every constant with its source comment, checked by loading it
  * as the config loader does and written atomically. docs/probe.md. */
 #include "sim/probe/probe.h"
+#include "sim/probe/measure.h"
 #include "sim/fit.h"
 
 #include <errno.h>
@@ -18,11 +19,13 @@
 
 #include "sim/cliopt.h"
 #include "sim/core/yamltree.h"
+#include "sim/perfbench.h"
 #include "sim/perfstat.h"
 #include "sim/results.h"
 #include "sim/revision.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/views/text.h"
 #include "sim/views/csv.h"
 
 #define DEFAULT_SECONDS 20.0
@@ -32,9 +35,7 @@
 /* ---- rendering -------------------------------------------------------------------- */
 
 /* A line `INDENT key: value` padded to the comment column, then `# comment`. */
-static void line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
+void probe_yaml_line(FILE *f, const char *indent, const char *key, const char *value, const char *fmt, ...)
 {
 	va_list ap;
 	int n = fprintf(f, "%s%s:%s%s", indent, key, value[0] ? " " : "", value);
@@ -92,7 +93,7 @@ static void cost_line(FILE *f, const char *key, const struct probe_value *v, boo
 
 	value_comment(c, sizeof(c), v, ratio, stamp);
 	warning_line(f, "  ", key, v);
-	line(f, "  ", key, v->value, "%s", c);
+	probe_yaml_line(f, "  ", key, v->value, "%s", c);
 }
 
 /* transfer_remote / memory_remote: one cost, or a map by distance. */
@@ -135,7 +136,7 @@ static void distance_cost_line(FILE *f, const char *key, const struct probe_resu
 		snprintf(value + vl, sizeof(value) - vl, "}");
 	if (cl < sizeof(comment))
 		snprintf(comment + cl, sizeof(comment) - cl, "; %s", stamp);
-	line(f, "  ", key, value, "%s", comment[0] == ' ' ? comment + 1 : comment);
+	probe_yaml_line(f, "  ", key, value, "%s", comment[0] == ' ' ? comment + 1 : comment);
 }
 
 /* One entry of the uncertainty block: a measured value's spread over its trials,
@@ -150,7 +151,7 @@ static void range_line(FILE *f, const char *name, const struct probe_value *v, b
 	if (ratio && lo < 1.0)
 		lo = 1.0; /* a slowdown below none is noise, as the value's own floor */
 	snprintf(range, sizeof(range), ratio ? "[%.3f, %.3f]" : "[%.3fns, %.3fns]", lo, hi);
-	line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
+	probe_yaml_line(f, "    ", name, range, "[M] the spread (%s) of futexsim probe's %" PRIu32 " %s",
 	     v->percentiles ? "p10-p90" : "min-max", v->n, v->low_tail ? "rounds" : "trials");
 }
 
@@ -167,10 +168,10 @@ static void uncertainty(FILE *f, const struct probe_topology *t, const struct pr
 	range_line(f, "transfer_node", &r->transfer_node, false);
 	range_line(f, "memory_local", &r->memory_local, false);
 	range_line(f, "smt_slowdown", &r->smt_slowdown, true);
-	line(f, "    ", "call_return", "[0ns, 10ns]",
+	probe_yaml_line(f, "    ", "call_return", "[0ns, 10ns]",
 	     "[A] none to a mispredicted return (about 20-40 cycles) on every call and return: the range of a return "
 	     "thunk or retpoline, for which no per-call figure is published (docs/sources.md: srso-doc)");
-	line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
+	probe_yaml_line(f, "    ", "line_hold", "[0 cycles, 40 cycles]",
 	     "[A] from none to 40 cycles, the bounds the E5 calibration allows it (analysis/calibration.yaml)");
 }
 
@@ -204,11 +205,11 @@ static void mitigations(FILE *f, const struct probe_topology *t)
 		fprintf(f, "mitigations:               # [M] read from %s/sys/devices/system/cpu/vulnerabilities (--root)\n",
 			t->root);
 	raw_texts(raw, sizeof(raw), t, pti, 1);
-	line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
+	probe_yaml_line(f, "  ", "pti", probe_mitigation_pti(probe_vuln_text(t, "meltdown")), "[M] %s", raw);
 	raw_texts(raw, sizeof(raw), t, v2, 1);
-	line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
+	probe_yaml_line(f, "  ", "spectre_v2", probe_mitigation_spectre_v2(probe_vuln_text(t, "spectre_v2")), "[M] %s", raw);
 	raw_texts(raw, sizeof(raw), t, ret, 2);
-	line(f, "  ", "return_thunk",
+	probe_yaml_line(f, "  ", "return_thunk",
 	     probe_mitigation_return_thunk(probe_vuln_text(t, "retbleed"), probe_vuln_text(t, "spec_rstack_overflow")),
 	     "[M] %s", raw);
 }
@@ -267,54 +268,54 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	fprintf(f, "topology:\n");
 	snprintf(v, sizeof(v), "%" PRIu32, t->nodes);
 	if (t->node_dirs)
-		line(f, "  ", "nodes", v, "[M] read by futexsim probe: NUMA nodes with online CPUs in %s/devices/system/node; %s",
+		probe_yaml_line(f, "  ", "nodes", v, "[M] read by futexsim probe: NUMA nodes with online CPUs in %s/devices/system/node; %s",
 		     "/sys", read_stamp);
 	else
-		line(f, "  ", "nodes", v, "[M] read by futexsim probe: no NUMA node directories in /sys/devices/system/node "
+		probe_yaml_line(f, "  ", "nodes", v, "[M] read by futexsim probe: no NUMA node directories in /sys/devices/system/node "
 					  "(a kernel without NUMA): one node; %s",
 		     read_stamp);
 	snprintf(v, sizeof(v), "%" PRIu32, t->cores_per_node);
-	line(f, "  ", "cores_per_node", v,
+	probe_yaml_line(f, "  ", "cores_per_node", v,
 	     "[M] read by futexsim probe: distinct thread sibling lists of the online CPUs, per node; %s", read_stamp);
 	snprintf(v, sizeof(v), "%" PRIu32, t->threads_per_core);
 	if (t->siblings_known)
-		line(f, "  ", "threads_per_core", v,
+		probe_yaml_line(f, "  ", "threads_per_core", v,
 		     "[M] read by futexsim probe: online CPUs per topology/thread_siblings_list; %s", read_stamp);
 	else
-		line(f, "  ", "threads_per_core", v,
+		probe_yaml_line(f, "  ", "threads_per_core", v,
 		     "[A] sysfs has no topology/thread_siblings_list for every CPU: each CPU taken as a core; %s",
 		     read_stamp);
 	if (t->threads_per_core == 1)
-		line(f, "  ", "numbering", "cores-first",
+		probe_yaml_line(f, "  ", "numbering", "cores-first",
 		     "[D] one thread per core: both numberings are the same; CPUs ordered node by node (checked)");
 	else if (t->numbering == NUMBERING_CORES_FIRST)
-		line(f, "  ", "numbering", "cores-first",
+		probe_yaml_line(f, "  ", "numbering", "cores-first",
 		     "[D] from the sibling lists: CPU %" PRIu32 "'s sibling is CPU %" PRIu32
 		     ", every core first, then their siblings, node by node (checked for every CPU)",
 		     t->cpus[0].linux_id, t->cpus[t->ncores].linux_id);
 	else
-		line(f, "  ", "numbering", "smt-adjacent",
+		probe_yaml_line(f, "  ", "numbering", "smt-adjacent",
 		     "[D] from the sibling lists: CPU %" PRIu32 "'s sibling is CPU %" PRIu32
 		     ", siblings consecutive, cores node by node (checked for every CPU)",
 		     t->cpus[0].linux_id, t->cpus[1].linux_id);
 	if (t->clusters) {
 		snprintf(v, sizeof(v), "%" PRIu32, t->cores_per_cluster);
-		line(f, "  ", "cores_per_cluster", v,
+		probe_yaml_line(f, "  ", "cores_per_cluster", v,
 		     "[D] from cache/index*/shared_cpu_list: cores sharing a level-%" PRIu32 " cache of %" PRIu64 " KiB",
 		     t->llc_level, t->llc_bytes >> 10);
 	}
 	snprintf(freq, sizeof(freq), "%" PRIu64 "kHz", t->freq_khz);
 	if (t->freq_assumed)
-		line(f, "", "frequency", freq, "[A] %s; it converts the costs given in cycles (line_hold here, the kernel "
+		probe_yaml_line(f, "", "frequency", freq, "[A] %s; it converts the costs given in cycles (line_hold here, the kernel "
 					       "designs' costs)",
 		     t->freq_source);
 	else
-		line(f, "", "frequency", freq,
+		probe_yaml_line(f, "", "frequency", freq,
 		     "[M] read by futexsim probe: %s; it converts the costs given in cycles (line_hold here, the kernel "
 		     "designs' costs); %s",
 		     t->freq_source, read_stamp);
 	if (t->nodes > 1) {
-		line(f, "", "distance", "", "[M] read by futexsim probe: node*/distance (ACPI SLIT) of the nodes above; %s",
+		probe_yaml_line(f, "", "distance", "", "[M] read by futexsim probe: node*/distance (ACPI SLIT) of the nodes above; %s",
 		     read_stamp);
 		for (uint32_t a = 0; a < t->nodes; a++) {
 			fprintf(f, "  - [");
@@ -338,14 +339,15 @@ char *probe_render(const struct probe_topology *t, const struct probe_results *r
 	if (t->nodes > 1)
 		distance_cost_line(f, "memory_remote", r, r->memory_remote, stamp);
 	cost_line(f, "syscall", &r->syscall, false, stamp);
-	line(f, "  ", "call_return", "0ns",
+	probe_yaml_line(f, "  ", "call_return", "0ns",
 	     "[A] not measured here: what each call and return of the futex path pays under this kernel's "
 	     "mitigations (a getppid loop makes few of them); futexsim probe --check fits it to this machine's own "
 	     "futex loop (its anchored table)");
-	line(f, "  ", "line_hold", "10 cycles",
+	probe_yaml_line(f, "  ", "line_hold", "10 cycles",
 	     "[A] not measurable by futexsim probe: how long a core that just received a contended line keeps it "
 	     "before a queued request takes it; 10 cycles, as the shipped presets assume");
 	cost_line(f, "smt_slowdown", &r->smt_slowdown, true, stamp);
+	probe_sched_render(f, t, r);
 	uncertainty(f, t, r);
 	if (fclose(f) != 0 || !text) {
 		free(text);
@@ -527,6 +529,7 @@ struct probe_args {
 	const char *machine;  /* --check --machine FILE.yaml; NULL: probe first */
 	const char *kernel;   /* --check --kernel PRESET; NULL: probe_kernel_preset */
 	bool no_anchor;       /* --check --no-anchor: no fit to the stock rows */
+	bool no_blocking;     /* --check --no-blocking: the hash rows only */
 };
 
 static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_error *e)
@@ -568,6 +571,8 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 			a->check = true;
 		} else if (!strcmp(arg, "--no-anchor")) {
 			a->no_anchor = true;
+		} else if (!strcmp(arg, "--no-blocking")) {
+			a->no_blocking = true;
 		} else if (cli_is_option(arg, "--machine")) {
 			v = cli_option_value(argc, argv, &i, "--machine");
 			if (!v || !*v)
@@ -594,9 +599,9 @@ static int parse_args(int argc, char **argv, struct probe_args *a, struct fs_err
 				       "futexsim probe --check: --name names a machine it probes (not with --machine)");
 		return 0;
 	}
-	if (a->machine || a->kernel || a->no_anchor)
+	if (a->machine || a->kernel || a->no_anchor || a->no_blocking)
 		return fs_fail(e, FS_ERR_USAGE, "futexsim probe: %s goes with --check",
-			       a->machine ? "--machine" : a->kernel ? "--kernel" : "--no-anchor");
+			       a->machine ? "--machine" : a->kernel ? "--kernel" : a->no_anchor ? "--no-anchor" : "--no-blocking");
 	if (!a->output && !a->topology_only)
 		return fs_fail(e, FS_ERR_USAGE,
 			       "futexsim probe: missing -o FILE.yaml (or --topology to only read the topology; see "
@@ -868,59 +873,104 @@ static double median_of(double *v, uint32_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Whether a row is one of the blocking suites' (not perf bench futex hash's). */
+static bool is_blocking(const struct probe_check_row *r)
+{
+	return r->suite[0] && strcmp(r->suite, "hash");
+}
+
 double probe_check_median_abs_error(struct probe_check_table *t)
 {
 	double *v = malloc((t->n ? t->n : 1) * sizeof(*v));
 	uint32_t k = 0;
 
+	t->blocking_median = t->blocking_max = NAN;
 	if (!v)
 		return t->median_abs_error = NAN;
-	for (uint32_t i = 0; i < t->n; i++)
-		if (!isnan(t->rows[i].error_pct))
-			v[k++] = fabs(t->rows[i].error_pct);
-	t->median_abs_error = median_of(v, k);
+	for (int blocking = 1; blocking >= 0; blocking--) {
+		k = 0;
+		for (uint32_t i = 0; i < t->n; i++)
+			if (!isnan(t->rows[i].error_pct) && is_blocking(&t->rows[i]) == (bool)blocking)
+				v[k++] = fabs(t->rows[i].error_pct);
+		if (blocking) {
+			t->blocking_median = median_of(v, k); /* sorts v */
+			t->blocking_max = k ? v[k - 1] : NAN;
+		} else {
+			t->median_abs_error = median_of(v, k);
+		}
+	}
 	free(v);
 	return t->median_abs_error;
 }
 
-static void fmt_ops(char *buf, size_t size, double v)
+/* A figure in its unit: ms as perf prints them (4 decimals), rates whole. */
+static void fmt_ops(char *buf, size_t size, double v, const char *unit)
 {
 	if (isnan(v))
 		snprintf(buf, size, "-");
+	else if (!strcmp(unit, "ms"))
+		snprintf(buf, size, "%.4f", v);
 	else
 		snprintf(buf, size, "%.0f", v);
 }
 
+static void print_row(const struct probe_check_row *r, FILE *f)
+{
+	char real[32], lo[32], hi[32], spread[80], perf[32], sim[32], err[16];
+
+	fmt_ops(real, sizeof(real), r->real, r->unit);
+	fmt_ops(lo, sizeof(lo), r->real_min, r->unit);
+	fmt_ops(hi, sizeof(hi), r->real_max, r->unit);
+	if (isnan(r->real))
+		snprintf(spread, sizeof(spread), "(not run)");
+	else
+		snprintf(spread, sizeof(spread), "(%s-%s, %" PRIu32 ")", lo, hi, r->repeats);
+	fmt_ops(perf, sizeof(perf), r->perf, r->unit);
+	fmt_ops(sim, sizeof(sim), r->sim, r->unit);
+	if (isnan(r->error_pct))
+		snprintf(err, sizeof(err), "-");
+	else
+		snprintf(err, sizeof(err), "%+.1f%%", r->error_pct);
+	fprintf(f, "%-26s %10s %-23s %10s %10s %8s\n", r->scenario, real, spread, perf, sim, err);
+}
+
 void probe_check_print(const struct probe_check_table *t, FILE *f)
 {
-	uint32_t nerr = 0, nnotes = 0;
+	uint32_t nerr = 0, nblock = 0, nblock_err = 0, nnotes = 0;
 
 	fprintf(f, "%-26s %10s %-23s %10s %10s %8s\n", "scenario", "real", "(min-max, runs)", "perf", "simulated",
 		"error");
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct probe_check_row *r = &t->rows[i];
-		char real[32], spread[64], perf[32], sim[32], err[16];
 
-		fmt_ops(real, sizeof(real), r->real);
-		if (isnan(r->real))
-			snprintf(spread, sizeof(spread), "(not run)");
-		else
-			snprintf(spread, sizeof(spread), "(%.0f-%.0f, %" PRIu32 ")", r->real_min, r->real_max, r->repeats);
-		fmt_ops(perf, sizeof(perf), r->perf);
-		fmt_ops(sim, sizeof(sim), r->sim);
-		if (isnan(r->error_pct))
-			snprintf(err, sizeof(err), "-");
-		else
-			snprintf(err, sizeof(err), "%+.1f%%", r->error_pct);
+		if (is_blocking(r)) {
+			nblock++;
+			nblock_err += !isnan(r->error_pct);
+			continue;
+		}
 		nerr += !isnan(r->error_pct);
 		nnotes += r->note[0] != '\0';
-		fprintf(f, "%-26s %10s %-23s %10s %10s %8s\n", r->scenario, real, spread, perf, sim, err);
+		print_row(r, f);
 	}
 	if (isnan(t->median_abs_error))
 		fprintf(f, "%s: no scenario has both a real and a simulated figure\n", CHECK_MEDIAN_ROW);
 	else
 		fprintf(f, "%s over %" PRIu32 " scenario%s: %.1f%%\n", CHECK_MEDIAN_ROW, nerr, nerr == 1 ? "" : "s",
 			t->median_abs_error);
+	if (nblock) {
+		fprintf(f, "\nblocking suites (wake, wake-parallel, requeue: perf's ms a run, lower is faster; lock-pi: "
+			   "ops/s; schbench: requests/s):\n");
+		for (uint32_t i = 0; i < t->n; i++)
+			if (is_blocking(&t->rows[i])) {
+				nnotes += t->rows[i].note[0] != '\0';
+				print_row(&t->rows[i], f);
+			}
+		if (isnan(t->blocking_median))
+			fprintf(f, "blocking %s: no blocking row has both a real and a simulated figure\n", CHECK_MEDIAN_ROW);
+		else
+			fprintf(f, "blocking %s over %" PRIu32 " row%s: %.1f%%, max %.1f%%\n", CHECK_MEDIAN_ROW, nblock_err,
+				nblock_err == 1 ? "" : "s", t->blocking_median, t->blocking_max);
+	}
 	if (nnotes) {
 		fprintf(f, "notes:\n");
 		for (uint32_t i = 0; i < t->n; i++)
@@ -932,9 +982,12 @@ void probe_check_print(const struct probe_check_table *t, FILE *f)
 static const char *const csv_columns[] = {
 	"scenario", "threads", "futexes", "buckets", "repeats", "real_median", "real_min", "real_max",
 	"real_stderr_pct", "perf", "perf_stderr_pct", "simulated", "simulated_min", "simulated_max", "error_pct",
-	"note", NULL,
+	"suite", "unit", "note", NULL,
 };
-#define CSV_NCOLUMNS 16
+#define CSV_NCOLUMNS 18
+#define CSV_ERROR 14 /* the error_pct column */
+#define CHECK_BLOCKING_MEDIAN_ROW "blocking median |error|"
+#define CHECK_BLOCKING_MAX_ROW "blocking max |error|"
 
 /* A field and its separator: a comma, or CRLF after the last (RFC 4180). */
 static void csv_field(FILE *f, const char *s, bool last)
@@ -964,6 +1017,7 @@ char *probe_check_csv(const struct probe_check_table *t)
 		csv_field(f, csv_columns[c], !csv_columns[c + 1]);
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct probe_check_row *r = &t->rows[i];
+		const int d = !strcmp(r->unit, "ms") ? 4 : 0; /* ms as perf prints them, rates whole */
 		char buf[32];
 
 		csv_field(f, r->scenario, false);
@@ -977,23 +1031,35 @@ char *probe_check_csv(const struct probe_check_table *t)
 		csv_field(f, buf, false);
 		snprintf(buf, sizeof(buf), "%" PRIu32, r->repeats);
 		csv_field(f, buf, false);
-		csv_num(f, r->real, 0);
-		csv_num(f, r->real_min, 0);
-		csv_num(f, r->real_max, 0);
+		csv_num(f, r->real, d);
+		csv_num(f, r->real_min, d);
+		csv_num(f, r->real_max, d);
 		csv_num(f, r->real_stderr_pct, 2);
-		csv_num(f, r->perf, 0);
+		csv_num(f, r->perf, d);
 		csv_num(f, r->perf_stderr_pct, 2);
-		csv_num(f, r->sim, 0);
-		csv_num(f, r->sim_min, 0);
-		csv_num(f, r->sim_max, 0);
+		csv_num(f, r->sim, d);
+		csv_num(f, r->sim_min, d);
+		csv_num(f, r->sim_max, d);
 		csv_num(f, r->error_pct, 2);
+		csv_field(f, r->suite[0] ? r->suite : "hash", false);
+		csv_field(f, r->unit[0] ? r->unit : "ops/s", false);
 		csv_field(f, r->note, true);
 	}
-	csv_field(f, CHECK_MEDIAN_ROW, false);
-	for (int c = 1; c < CSV_NCOLUMNS - 2; c++)
-		csv_field(f, "", false);
-	csv_num(f, t->median_abs_error, 2);
-	csv_field(f, "", true);
+	{
+		const char *names[] = { CHECK_MEDIAN_ROW, CHECK_BLOCKING_MEDIAN_ROW, CHECK_BLOCKING_MAX_ROW };
+		const double values[] = { t->median_abs_error, t->blocking_median, t->blocking_max };
+
+		for (int k = 0; k < 3; k++) {
+			if (k && isnan(values[k]))
+				continue; /* no blocking rows compared */
+			csv_field(f, names[k], false);
+			for (int c = 1; c < CSV_ERROR; c++)
+				csv_field(f, "", false);
+			csv_num(f, values[k], 2);
+			for (int c = CSV_ERROR + 1; c < CSV_NCOLUMNS; c++)
+				csv_field(f, "", c + 1 == CSV_NCOLUMNS);
+		}
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -1116,7 +1182,7 @@ int probe_check_csv_read(const char *path, struct probe_check_table *t, struct f
 	int nf, line = 1, rc = 0;
 
 	memset(t, 0, sizeof(*t));
-	t->median_abs_error = NAN;
+	t->median_abs_error = t->blocking_median = t->blocking_max = NAN;
 	if (!f)
 		return fs_fail(e, FS_ERR_INPUT, "%s: %s", path, strerror(errno));
 	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
@@ -1143,9 +1209,14 @@ int probe_check_csv_read(const char *path, struct probe_check_table *t, struct f
 			rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: %d fields, expected %d", path, line, nf, CSV_NCOLUMNS);
 			break;
 		}
-		if (!strcmp(fields[0], CHECK_MEDIAN_ROW)) {
-			if (csv_double(fields[14], &t->median_abs_error) < 0)
-				rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: bad error_pct '%s'", path, line, fields[14]);
+		if (!strcmp(fields[0], CHECK_MEDIAN_ROW) || !strcmp(fields[0], CHECK_BLOCKING_MEDIAN_ROW) ||
+		    !strcmp(fields[0], CHECK_BLOCKING_MAX_ROW)) {
+			double *to = !strcmp(fields[0], CHECK_MEDIAN_ROW)	   ? &t->median_abs_error
+				     : !strcmp(fields[0], CHECK_BLOCKING_MAX_ROW) ? &t->blocking_max
+										  : &t->blocking_median;
+
+			if (csv_double(fields[CSV_ERROR], to) < 0)
+				rc = fs_fail(e, FS_ERR_INPUT, "%s:%d: bad error_pct '%s'", path, line, fields[CSV_ERROR]);
 			continue;
 		}
 		grown = realloc(t->rows, (t->n + 1) * sizeof(*t->rows));
@@ -1157,7 +1228,9 @@ int probe_check_csv_read(const char *path, struct probe_check_table *t, struct f
 		r = &t->rows[t->n++];
 		memset(r, 0, sizeof(*r));
 		snprintf(r->scenario, sizeof(r->scenario), "%.*s", (int)sizeof(r->scenario) - 1, fields[0]);
-		snprintf(r->note, sizeof(r->note), "%.*s", (int)sizeof(r->note) - 1, fields[15]);
+		snprintf(r->suite, sizeof(r->suite), "%.*s", (int)sizeof(r->suite) - 1, fields[15]);
+		snprintf(r->unit, sizeof(r->unit), "%.*s", (int)sizeof(r->unit) - 1, fields[16]);
+		snprintf(r->note, sizeof(r->note), "%.*s", (int)sizeof(r->note) - 1, fields[17]);
 		r->shared = !strcmp(fields[2], "shared");
 		r->buckets = PROBE_BUCKETS_AUTO;
 		if (csv_u32(fields[1], &r->threads) < 0 || (!r->shared && strcmp(fields[2], "private")) ||
@@ -1510,12 +1583,12 @@ static void beside(char *out, size_t size, const char *path, const char *ext, co
  * sizing: what a user of the stock kernel runs), and every scenario simulated again
  * on the fitted file: the -b rows are then predictions. */
 static int anchor(const char *machine, const char *kernel, const char *csv, const struct probe_check_scenario *sc,
-		  const struct probe_check_table *measured, struct fs_error *e)
+		  uint32_t nhash, const struct probe_check_table *measured, struct fs_error *e)
 {
 	char rows_path[4200], fitted[4200], anchored_csv[4200];
-	struct probe_check_table t = { NULL, measured->n, NAN };
+	struct probe_check_table t = { NULL, nhash, NAN, NAN, NAN };
 	struct fit_request req = { .measurements = rows_path, .output = fitted, .quiet = true };
-	int32_t *slots = calloc(measured->n ? measured->n : 1, sizeof(*slots));
+	int32_t *slots = calloc(nhash ? nhash : 1, sizeof(*slots));
 	uint32_t nrows = 0;
 	FILE *f;
 	int rc = -1;
@@ -1523,7 +1596,7 @@ static int anchor(const char *machine, const char *kernel, const char *csv, cons
 	beside(rows_path, sizeof(rows_path), csv, ".csv", "-stock-rows.yaml");
 	beside(fitted, sizeof(fitted), machine, ".yaml", "-anchored.yaml");
 	beside(anchored_csv, sizeof(anchored_csv), csv, ".csv", "-anchored.csv");
-	t.rows = calloc(measured->n ? measured->n : 1, sizeof(*t.rows));
+	t.rows = calloc(nhash ? nhash : 1, sizeof(*t.rows));
 	if (!t.rows || !slots) {
 		fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 		goto out;
@@ -1537,7 +1610,7 @@ static int anchor(const char *machine, const char *kernel, const char *csv, cons
 		   "machine: ");
 	yaml_quoted(f, machine);
 	fprintf(f, "\nruns:\n");
-	for (uint32_t i = 0; i < measured->n; i++) {
+	for (uint32_t i = 0; i < nhash; i++) {
 		const struct probe_check_row *r = &measured->rows[i];
 		char cpus[4096];
 
@@ -1588,6 +1661,331 @@ out:
 	return rc;
 }
 
+
+/* ---- the blocking rows ------------------------------------------------------------ */
+
+#define CHECK_BLOCK_REPEATS 3u
+#define CHECK_BLOCK_MAX_N 8u        /* the rows' thread counts scale with the CPUs up to this */
+#define CHECK_PERF_REPEAT 5u        /* perf bench -r: runs of a wake suite per invocation */
+#define CHECK_LOCK_PI_REAL_S 1      /* perf bench futex lock-pi -r (whole seconds) */
+#define CHECK_LOCK_PI_SIM "0.1"     /* ... simulated seconds */
+#define CHECK_BLOCK_MAX_RUN_S 1.0   /* schbench's and futexsim's own lock-pi runs: --seconds / 20 in 0.2-1 s */
+#define CHECK_BLOCK_MIN_RUN_S 0.2
+#define CHECK_SCHBENCH_WINDOW "20ms"
+#define CHECK_SCHBENCH_WARMUP "2ms"
+#define CHECK_SB_EXTRA 3            /* futex calls per request, wake-up latency p50, p99 (us) */
+
+static void add_block(struct probe_block_scenario *b, uint32_t *n, const char *suite, const char *unit,
+		      uint32_t threads, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void add_block(struct probe_block_scenario *b, uint32_t *n, const char *suite, const char *unit,
+		      uint32_t threads, const char *fmt, ...)
+{
+	struct probe_block_scenario *x = &b[(*n)++];
+	va_list ap;
+
+	memset(x, 0, sizeof(*x));
+	snprintf(x->suite, sizeof(x->suite), "%s", suite);
+	snprintf(x->unit, sizeof(x->unit), "%s", unit);
+	x->threads = threads;
+	va_start(ap, fmt);
+	vsnprintf(x->name, sizeof(x->name), fmt, ap);
+	va_end(ap);
+}
+
+int probe_block_scenarios(const struct probe_topology *t, struct probe_block_scenario **out, uint32_t *n,
+			  struct fs_error *e)
+{
+	const uint32_t c = t->ncpus < CHECK_BLOCK_MAX_N ? t->ncpus : CHECK_BLOCK_MAX_N;
+	struct probe_block_scenario *b = calloc(8, sizeof(*b));
+	const uint32_t wake[] = { c, 4 * c };
+
+	*n = 0;
+	*out = b;
+	if (!b)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	for (int k = 0; k < 2; k++) {
+		add_block(b, n, "wake", "ms", wake[k], "wake -t %" PRIu32, wake[k]);
+		snprintf(b[*n - 1].real, sizeof(b->real), "perf bench -r %u futex wake -t %" PRIu32, CHECK_PERF_REPEAT, wake[k]);
+	}
+	add_block(b, n, "wake-parallel", "ms", 2 * c, "wake-parallel -t %" PRIu32 " -w %" PRIu32, 2 * c, c);
+	snprintf(b[*n - 1].real, sizeof(b->real), "perf bench -r %u futex wake-parallel -t %" PRIu32 " -w %" PRIu32,
+		 CHECK_PERF_REPEAT, 2 * c, c);
+	add_block(b, n, "requeue", "ms", 2 * c, "requeue -t %" PRIu32, 2 * c);
+	snprintf(b[*n - 1].real, sizeof(b->real), "perf bench -r %u futex requeue -t %" PRIu32, CHECK_PERF_REPEAT, 2 * c);
+	for (int multi = 0; multi < 2; multi++) {
+		add_block(b, n, "lock-pi", "ops/s", c, "lock-pi -t %" PRIu32 "%s", c, multi ? " -M" : "");
+		snprintf(b[*n - 1].real, sizeof(b->real), "perf bench futex lock-pi -t %" PRIu32 "%s -r %d", c,
+			 multi ? " -M" : "", CHECK_LOCK_PI_REAL_S);
+		snprintf(b[*n - 1].sim, sizeof(b->sim), "perf bench futex lock-pi -t %" PRIu32 "%s -r " CHECK_LOCK_PI_SIM, c,
+			 multi ? " -M" : "");
+	}
+	for (uint32_t i = 0; i < *n; i++)
+		if (!b[i].sim[0])
+			snprintf(b[i].sim, sizeof(b[i].sim), "%s", b[i].real);
+	/* schbench -m 1 -t N and -m N -t 2N: on 2 CPUs -m 1 -t 2 and -m 2 -t 4 */
+	for (int k = 0; k < 2; k++) {
+		uint32_t m = k ? c : 1, w = k ? 2 * c : c;
+
+		add_block(b, n, "schbench", "requests/s", m * (w + 1), "schbench -m %" PRIu32 " -t %" PRIu32, m, w);
+		b[*n - 1].m = m;
+		b[*n - 1].t = w;
+	}
+	return 0;
+}
+
+/* `s` single-quoted for YAML into out. */
+static void yaml_quote_into(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	if (size < 3) {
+		if (size)
+			out[0] = '\0';
+		return;
+	}
+	out[n++] = '\'';
+	for (; *s && n + 3 < size; s++) {
+		if (*s == '\'')
+			out[n++] = '\'';
+		out[n++] = *s;
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
+/* One blocking row simulated for `seed` on `machine` with kernel `kernel`: the
+ * figure perf (or schbench) prints, and for schbench its futex calls per request
+ * and wake-up latency p50 and p99 (us) into extra. */
+static int block_simulate(const char *machine, const char *kernel, const struct probe_block_scenario *b, uint64_t seed,
+			  double *figure, double *extra, struct fs_error *e)
+{
+	struct perfbench_sets *sets = calloc(1, sizeof(*sets));
+	enum perfbench_figure kind = PERF_FIGURE_OPS_PER_SEC;
+	char quoted[4200], msg[400], *text = NULL;
+	const bool sb = !strcmp(b->suite, "schbench");
+	struct results res;
+	struct scenario sc;
+	struct sim sim;
+	size_t len = 0;
+	FILE *out;
+	int rc = -1;
+
+	*figure = NAN;
+	if (!sets)
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	yaml_quote_into(quoted, sizeof(quoted), machine);
+	if (!sb) {
+		if (perfbench_line_sets(b->sim, quoted, kernel, NULL, sets, &kind, msg, sizeof(msg)) < 0) {
+			free(sets);
+			return fs_fail(e, FS_ERR_RUNTIME, "%s: %s", b->sim, msg);
+		}
+	} else {
+		const char *keys[] = { "name", "machine", "kernel", "workload.type", "run.duration", "run.warmup",
+				       "output.per_thread", "output.hottest_lines" };
+		const char *vals[] = { "probe-check-schbench", quoted, kernel, "schbench", CHECK_SCHBENCH_WINDOW,
+				       CHECK_SCHBENCH_WARMUP, "false", "0" };
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			snprintf(sets->buf[sets->n++], sizeof(sets->buf[0]), "%s=%s", keys[k], vals[k]);
+		snprintf(sets->buf[sets->n++], sizeof(sets->buf[0]), "workload.message_threads=%" PRIu32, b->m);
+		snprintf(sets->buf[sets->n++], sizeof(sets->buf[0]), "workload.workers=%" PRIu32, b->t);
+		for (size_t k = 0; k < sets->n; k++)
+			sets->v[k] = sets->buf[k];
+	}
+	snprintf(sets->buf[sets->n], sizeof(sets->buf[0]), "run.seed=%" PRIu64, seed);
+	sets->v[sets->n] = sets->buf[sets->n];
+	sets->n++;
+	memset(&sim, 0, sizeof(sim));
+	memset(&res, 0, sizeof(res));
+	if (scenario_load(&sc, "/dev/null", sets->v, sets->n, e) == 0 && sim_build(&sim, &sc, e) == 0 &&
+	    sim_run(&sim, e) == 0) {
+		if (results_from_sim(&res, &sim, 0, 0) < 0) {
+			fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+		} else if (sb) {
+			static const char *const names[] = { "futex_calls_per_request", "wakeup_latency_p50",
+							     "wakeup_latency_p99" };
+
+			for (uint32_t k = 0; k < res.nfigures; k++) {
+				if (!strcmp(res.figures[k].name, "rps"))
+					*figure = res.figures[k].value;
+				for (int x = 0; x < CHECK_SB_EXTRA; x++)
+					if (!strcmp(res.figures[k].name, names[x]))
+						extra[x] = res.figures[k].value / (x ? 1e6 : 1); /* ps -> us */
+			}
+			rc = isnan(*figure) ? fs_fail(e, FS_ERR_RUNTIME, "the simulation gave no rps") : 0;
+		} else if ((out = open_memstream(&text, &len))) {
+			results_print_perf(&res, 1, out);
+			fclose(out);
+			rc = perfbench_output_figure(text, kind, figure) < 0
+				     ? fs_fail(e, FS_ERR_RUNTIME, "the simulation printed no summary line of perf's")
+				     : 0;
+			free(text);
+		}
+		results_free(&res);
+	}
+	sim_free(&sim);
+	scenario_free(&sc);
+	free(sets);
+	return rc;
+}
+
+/* The blocking rows simulated, seeds 1..CHECK_SEEDS: the median into rows[i].sim,
+ * schbench's extras (medians) into extra[i]. */
+static void check_block_simulate(const char *machine, const char *kernel, const struct probe_block_scenario *bs,
+				 uint32_t nb, struct probe_check_row *rows, double (*extra)[CHECK_SB_EXTRA])
+{
+	for (uint32_t i = 0; i < nb; i++) {
+		double v[CHECK_SEEDS], x[CHECK_SB_EXTRA][CHECK_SEEDS];
+		uint32_t k = 0;
+
+		for (uint64_t seed = 1; seed <= CHECK_SEEDS; seed++) {
+			struct fs_error err = { 0 };
+			double ex[CHECK_SB_EXTRA] = { NAN, NAN, NAN };
+
+			if (block_simulate(machine, kernel, &bs[i], seed, &v[k], ex, &err) < 0) {
+				fprintf(stderr, "futexsim probe --check: SIMULATION FAILED for %s (seed %" PRIu64 "): %s\n",
+					bs[i].name, seed, err.msg);
+				append_note(&rows[i], "simulation failed: %s", err.msg);
+				k = 0;
+				break;
+			}
+			for (int j = 0; j < CHECK_SB_EXTRA; j++)
+				x[j][k] = ex[j];
+			k++;
+		}
+		if (!k)
+			continue;
+		rows[i].sim = median_of(v, k);
+		rows[i].sim_min = v[0];
+		rows[i].sim_max = v[k - 1];
+		for (int j = 0; j < CHECK_SB_EXTRA; j++)
+			extra[i][j] = median_of(x[j], k);
+		fprintf(stderr, "futexsim probe --check: simulated %-26s %10.4g %s (seeds 1-%u)\n", bs[i].name, rows[i].sim,
+			bs[i].unit, CHECK_SEEDS);
+	}
+}
+
+/* The blocking rows' real runs, CHECK_BLOCK_REPEATS rounds over the rows: perf's
+ * suites by perf when it has the suite and the options, schbench by futexsim's
+ * own loop. */
+static int check_block_real(const struct probe_topology *t, const struct probe_block_scenario *bs, uint32_t nb,
+			    struct probe_perf *perf, double run_s, struct probe_check_row *rows,
+			    double (*extra)[CHECK_SB_EXTRA], struct fs_error *e)
+{
+	double *v = calloc((size_t)nb * CHECK_BLOCK_REPEATS * (1 + CHECK_SB_EXTRA), sizeof(*v));
+	uint32_t *cpus = malloc(t->ncpus * sizeof(*cpus)), total = 0, done = 0;
+	bool *run = calloc(nb ? nb : 1, sizeof(*run));
+	struct probe_suite_run *own = calloc(nb ? nb : 1, sizeof(*own)); /* suite[0]: by perf */
+	int rc = 0;
+
+	if (!v || !cpus || !run || !own) {
+		free(v);
+		free(cpus);
+		free(run);
+		free(own);
+		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	}
+	for (uint32_t c = 0; c < t->ncpus; c++)
+		cpus[c] = t->cpus[c].linux_id;
+	for (uint32_t i = 0; i < nb; i++) {
+		char why[320], msg[320];
+
+		run[i] = true;
+		total += CHECK_BLOCK_REPEATS;
+		if (!bs[i].real[0]) {
+			append_note(&rows[i], "real: futexsim's copy of schbench -L's loop, %.1f s a run, median of %u", run_s,
+				    CHECK_BLOCK_REPEATS);
+		} else if (probe_perf_has(perf, bs[i].real, why, sizeof(why))) {
+			append_note(&rows[i], "real: `%s`, median of %u runs", bs[i].real, CHECK_BLOCK_REPEATS);
+		} else if (probe_suite_from_line(bs[i].real, t->ncpus, &own[i], msg, sizeof(msg)) == 0) {
+			own[i].cpus = cpus;
+			own[i].ncpus = t->ncpus;
+			if (!strcmp(own[i].suite, "lock-pi"))
+				own[i].seconds = run_s;
+			append_note(&rows[i], "real: futexsim's loop of `%s` (%s%s), median of %u runs", bs[i].real,
+				    strncmp(why, "not run: ", 9) ? "perf: " : "perf ", why, CHECK_BLOCK_REPEATS);
+		} else {
+			run[i] = false;
+			total -= CHECK_BLOCK_REPEATS;
+			fprintf(stderr, "futexsim probe --check: SKIPPED %s: %s; %s\n", bs[i].name, why, msg);
+			append_note(&rows[i], "not run: %s; %s", why, msg);
+		}
+	}
+	for (uint32_t round = 0; round < CHECK_BLOCK_REPEATS && rc == 0; round++) {
+		for (uint32_t i = 0; i < nb && rc == 0; i++) {
+			double *vi = &v[(size_t)i * CHECK_BLOCK_REPEATS * (1 + CHECK_SB_EXTRA)];
+			char why[320];
+			double fig = NAN;
+
+			if (!run[i])
+				continue;
+			done++;
+			if (own[i].suite[0]) {
+				if (probe_suite_run(&own[i], &fig, e) < 0) {
+					rc = -1;
+					break;
+				}
+			} else if (!bs[i].real[0]) {
+				struct probe_schbench_run r = { bs[i].m, bs[i].t, cpus, t->ncpus, run_s };
+				struct probe_schbench_result res;
+
+				if (probe_schbench_run(&r, &res, e) < 0) {
+					rc = -1;
+					break;
+				}
+				fig = res.rps;
+				vi[CHECK_BLOCK_REPEATS + rows[i].repeats] =
+					res.requests ? (double)res.futex_calls / (double)res.requests : NAN;
+				vi[2 * CHECK_BLOCK_REPEATS + rows[i].repeats] = res.p50_us;
+				vi[3 * CHECK_BLOCK_REPEATS + rows[i].repeats] = res.p99_us;
+			} else {
+				char *text = NULL;
+
+				if (probe_perf_line(perf, bs[i].real, &text, why, sizeof(why)) < 0 ||
+				    perfbench_output_figure(text, strcmp(bs[i].unit, "ms") ? PERF_FIGURE_OPS_PER_SEC : PERF_FIGURE_MS,
+							    &fig) < 0) {
+					if (text)
+						snprintf(why, sizeof(why), "%.100s printed no summary line", bs[i].real);
+					free(text);
+					fprintf(stderr, "futexsim probe --check: SKIPPED %s: %s\n", bs[i].name, why);
+					append_note(&rows[i], "not run: %s", why);
+					run[i] = false;
+					continue;
+				}
+				free(text);
+			}
+			vi[rows[i].repeats++] = fig;
+			fprintf(stderr, "futexsim probe --check: [%" PRIu32 "/%" PRIu32 "] %-26s %10.4g %s\n", done, total,
+				bs[i].name, fig, bs[i].unit);
+		}
+	}
+	for (uint32_t i = 0; i < nb && rc == 0; i++) {
+		double *vi = &v[(size_t)i * CHECK_BLOCK_REPEATS * (1 + CHECK_SB_EXTRA)];
+		uint32_t k = rows[i].repeats;
+
+		if (!k)
+			continue;
+		rows[i].real = median_of(vi, k); /* sorts: its ends are the range */
+		rows[i].real_min = vi[0];
+		rows[i].real_max = vi[k - 1];
+		if (!bs[i].real[0]) {
+			double x[CHECK_SB_EXTRA];
+
+			for (int j = 0; j < CHECK_SB_EXTRA; j++)
+				x[j] = median_of(&vi[(size_t)(j + 1) * CHECK_BLOCK_REPEATS], k);
+			append_note(&rows[i],
+				    "futex calls per request %.2f real, %.2f simulated; wake-up latency p50 %.0f us real, %.1f us "
+				    "simulated, p99 %.0f us real, %.1f us simulated",
+				    x[0], extra[i][0], x[1], extra[i][1], x[2], extra[i][2]);
+		}
+	}
+	free(v);
+	free(cpus);
+	free(run);
+	free(own);
+	return rc;
+}
+
 static int check_command(const struct probe_args *a, struct fs_error *e)
 {
 	const char *csv = a->output ? a->output : CHECK_DEFAULT_CSV;
@@ -1595,11 +1993,15 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	char hash_why[320], *machine_abs = NULL;
 	struct probe_topology t;
 	struct probe_check_scenario *sc = NULL;
-	struct probe_check_table table = { NULL, 0, NAN };
+	struct probe_block_scenario *bs = NULL;
+	double (*extra)[CHECK_SB_EXTRA] = NULL;
+	struct probe_check_table table = { NULL, 0, NAN, NAN, NAN };
 	struct probe_perf perf;
 	struct check_plan plan;
 	int32_t *real_slots = NULL, *sim_slots = NULL;
-	uint32_t n = 0, compared = 0;
+	uint32_t n = 0, nb = 0, compared = 0;
+	/* schbench's and futexsim's own lock-pi runs: 1 s with the default budget, shorter with less */
+	const double block_run_s = fmin(CHECK_BLOCK_MAX_RUN_S, fmax(CHECK_BLOCK_MIN_RUN_S, a->seconds / 20));
 	bool private_hash;
 	double t0 = wall_now();
 	int rc = 0;
@@ -1651,18 +2053,40 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	else if (!perf.buckets)
 		fprintf(stderr, "futexsim probe --check: perf -b SKIPPED: %s\n", perf.why);
 	check_plan(sc, n, &perf, a->seconds, &plan);
-	table.rows = calloc(n, sizeof(*table.rows));
+	if (!a->no_blocking && probe_block_scenarios(&t, &bs, &nb, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	table.rows = calloc(n + nb, sizeof(*table.rows));
+	extra = calloc(nb ? nb : 1, sizeof(*extra));
 	real_slots = calloc(n, sizeof(*real_slots));
 	sim_slots = calloc(n, sizeof(*sim_slots));
-	if (!table.rows || !real_slots || !sim_slots) {
+	if (!table.rows || !real_slots || !sim_slots || !extra) {
 		rc = fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 		goto out;
 	}
-	table.n = n;
+	table.n = n + nb;
+	for (uint32_t i = n; i < n + nb; i++) {
+		struct probe_check_row *r = &table.rows[i];
+		const struct probe_block_scenario *b = &bs[i - n];
+
+		snprintf(r->scenario, sizeof(r->scenario), "%s", b->name);
+		snprintf(r->suite, sizeof(r->suite), "%s", b->suite);
+		snprintf(r->unit, sizeof(r->unit), "%s", b->unit);
+		r->threads = b->threads;
+		r->buckets = PROBE_BUCKETS_AUTO;
+		r->real = r->real_min = r->real_max = r->real_stderr_pct = NAN;
+		r->perf = r->perf_stderr_pct = NAN;
+		r->sim = r->sim_min = r->sim_max = r->error_pct = NAN;
+		for (int j = 0; j < CHECK_SB_EXTRA; j++)
+			extra[i - n][j] = NAN;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct probe_check_row *r = &table.rows[i];
 
 		snprintf(r->scenario, sizeof(r->scenario), "%s", sc[i].name);
+		snprintf(r->suite, sizeof(r->suite), "hash");
+		snprintf(r->unit, sizeof(r->unit), "ops/s");
 		r->threads = sc[i].threads;
 		r->shared = sc[i].shared;
 		r->buckets = sc[i].buckets;
@@ -1689,10 +2113,29 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 		plan.repeats, plan.run_s, PROBE_CHECK_FUTEXES,
 		perf.usable ? "one `perf bench futex hash -r 1` run" : perf.why, CHECK_SEEDS);
 	fflush(stdout);
+	if (nb)
+		fprintf(stdout,
+			"  blocking rows: perf bench futex wake, wake-parallel, requeue (-r %u) and lock-pi (-r %d), "
+			"%u runs each (futexsim's own loop of a suite perf lacks), and futexsim's copy of schbench -L's loop "
+			"(%.1f s, %u runs); simulated with the same "
+			"seeds (schbench " CHECK_SCHBENCH_WINDOW " after " CHECK_SCHBENCH_WARMUP ", lock-pi " CHECK_LOCK_PI_SIM
+			" s); --no-blocking leaves them out\n",
+			CHECK_PERF_REPEAT, CHECK_LOCK_PI_REAL_S, CHECK_BLOCK_REPEATS, block_run_s, CHECK_BLOCK_REPEATS);
+	fflush(stdout);
 	check_simulate_all(machine_abs, kernel, sc, n, table.rows, sim_slots);
-	if (check_real_all(&t, sc, n, &plan, &perf, table.rows, real_slots, e) < 0) {
+	check_block_simulate(machine_abs, kernel, bs, nb, table.rows + n, extra);
+	if (check_real_all(&t, sc, n, &plan, &perf, table.rows, real_slots, e) < 0 ||
+	    check_block_real(&t, bs, nb, &perf, block_run_s, table.rows + n, extra, e) < 0) {
 		rc = -1;
 		goto out;
+	}
+	for (uint32_t i = n; i < n + nb; i++) {
+		struct probe_check_row *r = &table.rows[i];
+
+		if (!isnan(r->real) && !isnan(r->sim) && r->real > 0) {
+			r->error_pct = 100.0 * (r->sim / r->real - 1.0);
+			compared++;
+		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct probe_check_row *r = &table.rows[i];
@@ -1718,7 +2161,7 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 	}
 	printf("wrote %s (%.0f s in all)\n", csv, wall_now() - t0);
 	fflush(stdout);
-	if (compared && !a->no_anchor && anchor(machine_abs, kernel, csv, sc, &table, e) < 0) {
+	if (compared && !a->no_anchor && anchor(machine_abs, kernel, csv, sc, n, &table, e) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1726,6 +2169,8 @@ static int check_command(const struct probe_args *a, struct fs_error *e)
 		rc = fs_fail(e, FS_ERR_RUNTIME, "futexsim probe --check: no scenario has both a real and a simulated figure");
 out:
 	free(machine_abs);
+	free(bs);
+	free(extra);
 	free(real_slots);
 	free(sim_slots);
 	probe_check_table_free(&table);

@@ -23,6 +23,7 @@
 #ifndef FUTEXSIM_PROBE_H
 #define FUTEXSIM_PROBE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,50 @@
 #define PROBE_MAX_VULNS 64
 #define PROBE_VULN_LEN 256 /* "name: text" of one cpu/vulnerabilities file */
 #define PROBE_MAX_DISTANCES 16 /* distinct SLIT distances between nodes */
+
+struct probe_topology;
+
+/* One cpuidle state of a CPU (sysfs cpuN/cpuidle/stateK), as the idle driver
+ * tabulates it. */
+#define PROBE_MAX_IDLE MACHINE_MAX_IDLE_STATES
+struct probe_idle_state {
+	uint32_t index;         /* K of stateK */
+	char name[IDLE_STATE_NAME_MAX]; /* stateK/name ("POLL", "C1E", "haltpoll idle") */
+	char desc[96];          /* stateK/desc ("MWAIT 0x01", "ACPI HLT") */
+	long latency_us;        /* stateK/latency: the exit latency */
+	long residency_us;      /* stateK/residency: the target residency */
+	bool disabled;          /* stateK/disable is 1: the governor never picks it */
+	bool polls;             /* a CPU resting in it watches its need-resched flag (probe_idle_polls) */
+	char why[200];          /* why it polls or not, for the comment */
+};
+
+/* The idle states of the first online CPU and who picks among them. */
+struct probe_idle {
+	bool present;           /* cpuN/cpuidle has readable states */
+	uint32_t cpu;           /* the Linux CPU read */
+	char driver[64];        /* cpu/cpuidle/current_driver ("" unknown) */
+	char governor[64];      /* cpu/cpuidle/current_governor_ro, else current_governor */
+	uint32_t n;             /* states read, in sysfs order (shallowest first) */
+	struct probe_idle_state s[PROBE_MAX_IDLE];
+};
+
+/* Whether a CPU resting in this state polls TIF_POLLING_NRFLAG, so that a remote
+ * wake-up needs no reschedule IPI (docs/probe.md): the POLL state; every state of
+ * intel_idle and any state entered by MWAIT ("MWAIT" or "FFH" in its description:
+ * mwait_idle_with_hints monitors the thread flags); not HLT (haltpoll's and
+ * acpi_idle's "ACPI HLT"), an I/O-port C-state ("ACPI IOPORT") or a state not known
+ * to poll (an IPI assumed). `why` says which rule decided. */
+bool probe_idle_polls(const char *driver, const char *name, const char *desc, char *why, size_t size);
+/* The usage counters (stateK/usage: entries so far) of Linux CPU `cpu`'s states in
+ * t->idle's order into usage[0..t->idle.n). -1 when one cannot be read. */
+int probe_idle_usage(const struct probe_topology *t, uint32_t cpu, uint64_t *usage);
+/* The state entered most often by the change of two usage snapshots (after - before,
+ * summed over `ncpus` CPUs, each `n` counters); -1 when none was entered. */
+int probe_idle_dominant(const uint64_t *before, const uint64_t *after, uint32_t ncpus, uint32_t n);
+
+/* The idle states on one line ("idle states of CPU 0 (cpuidle driver ..., governor
+ * ...): POLL 0/0 us (polls), ..."), exit latency / target residency each. */
+void probe_idle_print(const struct probe_topology *t, const char *prefix, FILE *f);
 
 /* One online CPU; cpus[i] is model CPU i. */
 struct probe_cpu {
@@ -77,6 +122,8 @@ struct probe_topology {
 	/* "name: text" of each file of cpu/vulnerabilities, sorted by name */
 	uint32_t nvulns;
 	char vulns[PROBE_MAX_VULNS][PROBE_VULN_LEN];
+
+	struct probe_idle idle;     /* the first online CPU's cpuidle states */
 
 	/* facts worth saying in the file and on the terminal (CPU-less nodes skipped,
 	 * offline CPUs renumbered, ...) */
@@ -199,6 +246,70 @@ struct probe_series {
  * (`warning` names it). `how` is not touched. -1 when out of memory. */
 int probe_value_combine(const struct probe_series *s, uint32_t n, struct probe_value *v);
 
+/* A value derived by arithmetic from measured ones (sim/probe/sched.c): written as
+ * `value` with label 'M' (every input measured on this machine) or, when it could
+ * not be derived, a fallback with label 'A'; `how` is its comment after the label,
+ * `warning` the inputs' instability ("" when none). */
+struct probe_derived {
+	bool derived;
+	double ns;
+	char label;
+	char value[32];
+	char how[1400];
+	char warning[1000];
+};
+
+/* Sleeping and waking (sim/probe/sched.c, docs/probe.md "Sleeping and waking"):
+ * what probe_measure_sched measures, one way unless said, in ns. */
+struct probe_sched {
+	struct probe_value futex_wake;  /* FUTEX_WAKE that finds no waiter, on CPU cpu_a */
+	struct probe_value futex_wait;  /* FUTEX_WAIT that returns EAGAIN (the word differs) */
+	struct probe_value handoff;     /* a futex ping-pong of two threads on CPU cpu_a: round trip / 2 */
+	struct probe_value wake_spin;   /* the same across cpu_a-cpu_b, each waiter spinning first: no sleep */
+	struct probe_value wake_idle;   /* across, each waiter sleeping at once: the target CPU idle */
+	struct probe_value wake_poll;   /* the same with /dev/cpu_dma_latency held at 0: the target polls */
+	struct probe_value pipe_same, pipe_cross; /* a pipe ping-pong's round trip (perf bench sched pipe's op) */
+	double perf_pipe_us;            /* `perf bench sched pipe`'s usecs/op; NAN not run */
+	char perf_pipe_why[320];        /* why not, or its command */
+	uint32_t cpu_a, cpu_b;          /* Linux CPUs */
+	bool cross;                     /* the machine has a second CPU: the cross-CPU values */
+	int idle_state, poll_state;     /* index in probe_topology.idle.s of the state the two CPUs entered
+					   most during wake_idle, wake_poll; -1 unknown */
+	double slept_idle, slept_poll, slept_spin, slept_same; /* share of the main thread's waits that slept (NAN unknown) */
+	uint64_t sleeps_idle, sleeps_poll;  /* both threads' waits that slept during wake_idle, wake_poll */
+	uint64_t entries_idle, entries_poll; /* both CPUs' idle-state entries meanwhile (usage counters) */
+	char poll_why[200];             /* why wake_poll was not measured ("" when it was) */
+	struct probe_derived context_switch, wake_to_run, ipi;
+};
+
+/* The sched block's three costs from s's measured values and the idle states
+ * (docs/probe.md gives the arithmetic):
+ *   context_switch = handoff - futex_wake - futex_wait;
+ *   with wake_poll's target in a polling state and wake_idle's in one that does not
+ *   (both cases idle: probe_sched_was_idle):
+ *     wake_to_run = wake_poll - wake_spin - exit latency (poll state),
+ *     ipi = wake_idle - wake_poll - (exit latency (idle state) - exit latency (poll state));
+ *   otherwise ipi is not separable (0, said why) and wake_to_run = wake_idle - wake_spin -
+ *   exit latency (idle state), the IPI included when one was sent.
+ * Negative results (noise) are written as 0, above 1 ms as 1 ms, saying so; what
+ * was not measured falls back to the schema's defaults [A]. `stamp` ends each
+ * measured comment (date, CPU, kernel). */
+void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp);
+/* Whether a wake-up case ran on idle CPUs: they entered an idle state at least half
+ * as often as the waiters slept (else other work kept them busy, and the state
+ * entered most is not the wake-ups'; probe_sched_derive then separates nothing
+ * and warns). */
+bool probe_sched_was_idle(uint64_t entries, uint64_t sleeps);
+
+struct probe_results;
+/* The sched: block of the machine file (after costs:), every value with its source. */
+void probe_sched_render(FILE *f, const struct probe_topology *t, const struct probe_results *r);
+/* The sched measurements and the values written, for the terminal. */
+void probe_sched_print(const struct probe_topology *t, const struct probe_results *r, FILE *f);
+/* `perf bench sched pipe -l 20000`'s usecs/op into s->perf_pipe_us (NAN, with the
+ * reason in perf_pipe_why, when perf is missing or fails). */
+void probe_sched_perf_pipe(struct probe_sched *s);
+
 struct probe_results {
 	struct probe_value syscall, line_hit, atomic_hit;
 	struct probe_value transfer_smt, transfer_cluster, transfer_node;
@@ -208,6 +319,7 @@ struct probe_results {
 	struct probe_value memory_local;
 	struct probe_value memory_remote[PROBE_MAX_DISTANCES];
 	struct probe_value smt_slowdown;
+	struct probe_sched sched;
 	char date[32];       /* UTC YYYY-MM-DD */
 	char when[32];       /* UTC YYYY-MM-DDTHH:MM:SSZ */
 	double seconds;      /* wall time of the measurements */
@@ -314,6 +426,8 @@ void probe_cpulist(const uint32_t *cpus, uint32_t n, char *out, size_t size);
 /* A row of the table; NAN where there is no value. */
 struct probe_check_row {
 	char scenario[PROBE_CHECK_SCENARIO_LEN];
+	char suite[16];         /* "hash", or a blocking row's: "wake", "wake-parallel", "requeue", "lock-pi", "schbench" */
+	char unit[16];          /* of real, perf and sim: "ops/s", "ms" (perf's time of a run), "requests/s" */
 	uint32_t threads;
 	bool shared;
 	int32_t buckets;        /* PROBE_BUCKETS_AUTO ("auto" in the CSV), 0, or N */
@@ -329,15 +443,18 @@ struct probe_check_row {
 struct probe_check_table {
 	struct probe_check_row *rows;
 	uint32_t n;
-	double median_abs_error; /* median of |error_pct| over the rows that have one; NAN none */
+	double median_abs_error; /* median of |error_pct| over the hash rows that have one; NAN none */
+	double blocking_median, blocking_max; /* of |error_pct| over the blocking rows; NAN none */
 };
 
-/* The median |error| over t's rows (stored in t->median_abs_error too). */
+/* The median |error| over t's hash rows (stored in t->median_abs_error too), and
+ * the median and max over its blocking rows (t->blocking_median, blocking_max). */
 double probe_check_median_abs_error(struct probe_check_table *t);
 /* The table for the terminal, the median |error| last. */
 void probe_check_print(const struct probe_check_table *t, FILE *f);
-/* The table as CSV (RFC 4180): a header line, a line per row, then a last line
- * "median |error|" with only error_pct. malloc'd; NULL when out of memory. */
+/* The table as CSV (RFC 4180): a header line, a line per row, then the lines
+ * "median |error|" (the hash rows), "blocking median |error|" and "blocking max
+ * |error|" with only error_pct. malloc'd; NULL when out of memory. */
 char *probe_check_csv(const struct probe_check_table *t);
 /* Writes it to `path` atomically (a temporary file beside it, renamed into place). */
 int probe_check_csv_write(const char *path, const struct probe_check_table *t, struct fs_error *e);
@@ -395,8 +512,97 @@ void probe_perf_find(struct probe_perf *p);
  * ran; 1 not run or failed, `why` says why (a failure without -b marks perf unusable). */
 int probe_perf_run(struct probe_perf *p, uint32_t threads, bool shared, int32_t buckets, double *averaged,
 		   double *stderr_pct, char *why, size_t why_size);
+/* `cmd` through the shell; the number that starts the first line of its output
+ * holding `unit` ("usecs/op": "11.8 usecs/op") into *v. 0; -1 with `why` set
+ * when it failed or printed no such line. */
+int probe_perf_figure(const char *cmd, const char *unit, double *v, char *why, size_t why_size);
 /* The last "Averaged N operations/sec (+- X%), total secs = T" line of perf's output:
  * 0 with N (and X, T when given: else NAN), -1 when there is none. */
 int probe_perf_parse(const char *text, double *averaged, double *stderr_pct, double *secs);
+
+/* ---- --check's blocking rows (docs/probe.md, "The blocking rows") ----
+ *
+ * perf's blocking suites, run by perf itself when it has the suite and its options,
+ * and futexsim's own copy of schbench -L's loop (sim/probe/blocking.c), each beside
+ * the same workload simulated on the machine file. */
+
+struct probe_block_scenario {
+	char name[PROBE_CHECK_SCENARIO_LEN]; /* "wake -t 2", "schbench -m 1 -t 2" */
+	char suite[16];
+	char unit[16];          /* "ms", "ops/s", "requests/s" */
+	uint32_t threads;       /* perf -t, or schbench's m x (t + 1) */
+	char real[160];         /* perf's command line as typed ("" for schbench) */
+	char sim[160];          /* the same for futexsim's parser (lock-pi's -r in simulated seconds) */
+	uint32_t m, t;          /* schbench -m, -t */
+};
+/* The blocking rows for topology t (N = online CPUs, at most 8): wake -t N, wake -t
+ * 4N, wake-parallel -t 2N -w N, requeue -t 2N, lock-pi -t N (and -M), schbench -m 1
+ * -t N and -m N -t 2N (N = 2: -m 1 -t 2, -m 2 -t 4). malloc'd. */
+int probe_block_scenarios(const struct probe_topology *t, struct probe_block_scenario **out, uint32_t *n,
+			  struct fs_error *e);
+
+/* schbench -L's protocol on a word used as a binary semaphore (blocking.c):
+ * post = CAS 0 -> 1, then FUTEX_WAKE(1) only if it succeeded (true; `calls`
+ * counted); try_wait = CAS 1 -> 0; wait = try_wait, else FUTEX_WAIT(w, 0) (with a
+ * timeout) and again, 1 when `stop` was seen set instead. A worker's node goes on
+ * its message thread's list with push (a CAS of the head); take empties the list
+ * with one exchange, most recent first. */
+struct probe_sb_node {
+	_Atomic uint32_t word;
+	struct probe_sb_node *next;
+};
+bool probe_sb_post(_Atomic uint32_t *w, uint64_t *calls);
+bool probe_sb_try_wait(_Atomic uint32_t *w);
+int probe_sb_wait(_Atomic uint32_t *w, _Atomic int *stop, uint64_t *calls);
+void probe_sb_push(struct probe_sb_node *_Atomic *head, struct probe_sb_node *n);
+struct probe_sb_node *probe_sb_take(struct probe_sb_node *_Atomic *head);
+
+/* One run of the loop in a child process: m message threads with t workers each,
+ * message thread i on Linux CPU cpus[i mod ncpus], the workers on any CPU of cpus
+ * (schbench -M auto), counted for `seconds` after 0.1 s. */
+struct probe_schbench_run {
+	uint32_t m, t;
+	const uint32_t *cpus;
+	uint32_t ncpus;
+	double seconds;
+};
+struct probe_schbench_result {
+	uint64_t requests, futex_calls;
+	double seconds;         /* counted */
+	double rps;             /* requests / seconds, as schbench's average rps */
+	double p50_us, p99_us;  /* the workers' wake-up latency (from their message thread's pass) */
+};
+int probe_schbench_run(const struct probe_schbench_run *r, struct probe_schbench_result *out, struct fs_error *e);
+
+/* futexsim's own loop of one of perf's blocking suites (blocking.c), where perf
+ * has no such suite: perf's protocol (tools/perf/bench/futex-wake.c,
+ * futex-wake-parallel.c, futex-requeue.c, futex-lock-pi.c) in a child process.
+ * wake, wake-parallel, requeue: `threads` threads pinned to cpus[i mod ncpus]
+ * block in FUTEX_WAIT(futex1, 0); 0.1 s later (perf's usleep) the timing: FUTEX_WAKE
+ * (futex1, nwake) until all are woken; `wakers` unpinned threads each FUTEX_WAKE
+ * (futex1, threads / wakers) once from a barrier (each timed); FUTEX_CMP_REQUEUE
+ * (futex1, 0, futex2, nrequeue) until all are requeued, then FUTEX_WAKE(futex2);
+ * `runs` runs, the figure their mean time in ms. lock-pi: FUTEX_LOCK_PI, usleep(1),
+ * FUTEX_UNLOCK_PI for `seconds`, on one word or (multi) one each; the figure perf's
+ * Averaged ops/s. */
+struct probe_suite_run {
+	char suite[16];
+	uint32_t threads, runs, nwake, wakers, nrequeue;
+	bool shared, multi;
+	double seconds;
+	const uint32_t *cpus;
+	uint32_t ncpus;
+};
+/* The run perf's command line stands for (read by futexsim bench's parser); -B
+ * and -p are refused. cpus are left for the caller. 0, or -1 with `msg`. */
+int probe_suite_from_line(const char *line, uint32_t ncpus, struct probe_suite_run *r, char *msg, size_t size);
+int probe_suite_run(const struct probe_suite_run *r, double *figure, struct fs_error *e);
+
+/* Whether perf's `perf bench futex SUITE -h` lists every option of `line` (perf's
+ * command line as typed); else why not. */
+bool probe_perf_has(const struct probe_perf *p, const char *line, char *why, size_t size);
+/* `line` run by this perf (its "perf" replaced by the path): its whole output into
+ * *text (malloc'd). 0 ran; -1 failed, `why` says why (perf's first line). */
+int probe_perf_line(const struct probe_perf *p, const char *line, char **text, char *why, size_t size);
 
 #endif

@@ -1011,6 +1011,107 @@ static void read_packages(struct probe_topology *t)
 	}
 }
 
+/* ---- cpuidle -------------------------------------------------------------------- */
+
+bool probe_idle_polls(const char *driver, const char *name, const char *desc, char *why, size_t size)
+{
+	if (!strcmp(name, "POLL")) {
+		snprintf(why, size, "the poll state (drivers/cpuidle/poll_state.c): the idle task spins on need_resched "
+				    "with TIF_POLLING_NRFLAG set");
+		return true;
+	}
+	if (strstr(desc, "MWAIT") || strstr(desc, "FFH") || !strcmp(driver, "intel_idle")) {
+		snprintf(why, size, "entered by MWAIT (%s), which monitors the thread flags with TIF_POLLING_NRFLAG set "
+				    "(arch/x86/include/asm/mwait.h, mwait_idle_with_hints)",
+			 !strcmp(driver, "intel_idle") ? "intel_idle" : desc);
+		return true;
+	}
+	if (strstr(desc, "HLT") || !strcmp(driver, "haltpoll"))
+		snprintf(why, size, "HLT (%s): the CPU does not watch the flag, a wake-up sends an IPI",
+			 !strcmp(driver, "haltpoll") ? "drivers/cpuidle/cpuidle-haltpoll.c, default_idle" : desc);
+	else if (strstr(desc, "IOPORT"))
+		snprintf(why, size, "an I/O-port C-state (%s): the CPU does not watch the flag, a wake-up sends an IPI",
+			 desc);
+	else
+		snprintf(why, size, "not known to poll (driver %s, %s): a wake-up is assumed to send an IPI",
+			 driver[0] ? driver : "unknown", desc[0] ? desc : "no description");
+	return false;
+}
+
+int probe_idle_usage(const struct probe_topology *t, uint32_t cpu, uint64_t *usage)
+{
+	for (uint32_t k = 0; k < t->idle.n; k++) {
+		long n;
+
+		if (read_long(t, &n, CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/usage", cpu, t->idle.s[k].index) < 0 ||
+		    n < 0)
+			return -1;
+		usage[k] = (uint64_t)n;
+	}
+	return 0;
+}
+
+int probe_idle_dominant(const uint64_t *before, const uint64_t *after, uint32_t ncpus, uint32_t n)
+{
+	uint64_t best = 0;
+	int which = -1;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t sum = 0;
+
+		for (uint32_t c = 0; c < ncpus; c++)
+			sum += after[c * n + k] > before[c * n + k] ? after[c * n + k] - before[c * n + k] : 0;
+		if (sum > best) {
+			best = sum;
+			which = (int)k;
+		}
+	}
+	return which;
+}
+
+/* cpuidle's states of the first online CPU, in sysfs order (state0 first: the
+ * shallowest); a state that cannot be read ends the list. */
+static void read_idle(struct probe_topology *t)
+{
+	struct probe_idle *d = &t->idle;
+
+	memset(d, 0, sizeof(*d));
+	d->cpu = t->cpus[0].linux_id;
+	if (read_text(t, d->driver, sizeof(d->driver), CPU_DIR "/cpuidle/current_driver") < 0)
+		d->driver[0] = '\0';
+	if (read_text(t, d->governor, sizeof(d->governor), CPU_DIR "/cpuidle/current_governor_ro") < 0 &&
+	    read_text(t, d->governor, sizeof(d->governor), CPU_DIR "/cpuidle/current_governor") < 0)
+		d->governor[0] = '\0';
+	for (uint32_t k = 0; d->n < PROBE_MAX_IDLE; k++) {
+		struct probe_idle_state *s = &d->s[d->n];
+		long disable = 0;
+
+		memset(s, 0, sizeof(*s));
+		s->index = k;
+		if (read_text(t, s->name, sizeof(s->name), CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/name", d->cpu,
+			      k) < 0 ||
+		    !s->name[0] ||
+		    read_long(t, &s->latency_us, CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/latency", d->cpu, k) < 0 ||
+		    read_long(t, &s->residency_us, CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/residency", d->cpu,
+			      k) < 0 ||
+		    s->latency_us < 0 || s->residency_us < 0)
+			break;
+		if (read_text(t, s->desc, sizeof(s->desc), CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/desc", d->cpu,
+			      k) < 0)
+			s->desc[0] = '\0';
+		clean(s->name);
+		clean(s->desc);
+		for (char *c = s->name; *c; c++)
+			if (*c == '"' || *c == '\\')
+				*c = '_';
+		s->disabled = read_long(t, &disable, CPU_DIR "/cpu%" PRIu32 "/cpuidle/state%" PRIu32 "/disable", d->cpu,
+					 k) == 0 && disable != 0;
+		s->polls = probe_idle_polls(d->driver, s->name, s->desc, s->why, sizeof(s->why));
+		d->n++;
+	}
+	d->present = d->n > 0;
+}
+
 static void note_offline(struct probe_topology *t)
 {
 	char runs[PROBE_NOTE_LEN - 120] = "";
@@ -1062,6 +1163,7 @@ int probe_topology_read(struct probe_topology *t, const char *root, struct fs_er
 	if (rc == 0) {
 		read_clusters(t, &x);
 		read_packages(t);
+		read_idle(t);
 		note_offline(t);
 	}
 	free(x.of);
@@ -1136,8 +1238,25 @@ void probe_topology_print(const struct probe_topology *t, FILE *f)
 	fprintf(f, "  clock %.3f MHz: %s\n", (double)t->freq_khz / 1000.0, t->freq_source);
 	fprintf(f, "  kernel %s: nearest preset %s\n", t->release,
 		probe_kernel_preset(t->release) ? probe_kernel_preset(t->release) : "unknown (release not MAJOR.MINOR)");
+	probe_idle_print(t, "  ", f);
 	for (uint32_t i = 0; i < t->nnotes; i++)
 		fprintf(f, "  note: %s\n", t->notes[i]);
+}
+
+void probe_idle_print(const struct probe_topology *t, const char *prefix, FILE *f)
+{
+	const struct probe_idle *d = &t->idle;
+
+	if (!d->present) {
+		fprintf(f, "%sidle states: none in sysfs (no cpuidle driver: the architecture's default idle)\n", prefix);
+		return;
+	}
+	fprintf(f, "%sidle states of CPU %" PRIu32 " (cpuidle driver %s, governor %s):", prefix, d->cpu,
+		d->driver[0] ? d->driver : "unknown", d->governor[0] ? d->governor : "unknown");
+	for (uint32_t k = 0; k < d->n; k++)
+		fprintf(f, "%s %s %ld/%ld us (%s%s)", k ? "," : "", d->s[k].name, d->s[k].latency_us, d->s[k].residency_us,
+			d->s[k].polls ? "polls" : "no poll: IPI", d->s[k].disabled ? ", disabled" : "");
+	fprintf(f, "\n");
 }
 
 void probe_mitigations_print(const struct probe_topology *t, const char *prefix, FILE *f)
