@@ -67,12 +67,14 @@ const char usage_run[] =
 	"                   (futexsim --help); an unknown name lists every directory tried\n"
 	"  -o FILE.h5, --output FILE.h5\n"
 	"                   write the result file to FILE.h5: a new name, or a regular file it\n"
-	"                   replaces (never a device, FIFO, directory or the scenario itself;\n"
-	"                   a symbolic link only with --force, which replaces the link)\n"
+	"                   replaces (never a device, FIFO, directory or a file the run reads:\n"
+	"                   the scenario, a machine or kernel file or preset; a symbolic link\n"
+	"                   only with --force, which replaces the link)\n"
 	"  --force          let -o replace a symbolic link\n"
 	"  --no-output, -o -  write no result file\n"
 	"  -q, --quiet      print errors only: no summary on stdout, no speed, progress or\n"
-	"                   note on stderr (the exit status says how it went)\n"
+	"                   note on stderr (the exit status says how it went); not with\n"
+	"                   --progress\n"
 	"  --progress       print the progress on stderr even when it is not a terminal (a\n"
 	"                   line per update; on a terminal it is shown by default, one line\n"
 	"                   rewritten): simulated time done, events, the time left at the\n"
@@ -184,6 +186,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	}
 	if (!a->path) {
 		fprintf(stderr, "futexsim run: missing SCENARIO.yaml (see futexsim run --help)\n");
+		return FS_ERR_USAGE;
+	}
+	/* --quiet promises errors only */
+	if (a->quiet && a->progress) {
+		fprintf(stderr, "futexsim run: --quiet and --progress exclude each other (--quiet prints errors only)\n");
 		return FS_ERR_USAGE;
 	}
 	return 0;
@@ -360,12 +367,9 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
 						&err) == 0)
 			path = default_path;
-		if (path && a.output) {
-			const char *const inputs[] = { a.path, NULL };
-
-			if (h5out_check_path(path, a.force, inputs, &err) < 0)
-				path = NULL;
-		}
+		/* never over a file the run read (the scenario, a machine or kernel file) */
+		if (path && a.output && h5out_check_path(path, a.force, (const char *const *)sc.inputs, &err) < 0)
+			path = NULL;
 		if (!path || h5out_open(&out, path, &sc, &s.series, &origin, &err) < 0) {
 			status = FS_ERR_OUTPUT;
 			goto out;
