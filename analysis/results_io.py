@@ -133,7 +133,7 @@ def read_limit(path):
     size = check_regular(path)
     try:
         v = float(os.environ.get("FUTEXSIM_READ_TIMEOUT", ""))
-        if v > 0:
+        if 0 < v < 1e9:  # a number of seconds (inf, nan, 1e400: the default, as futexsim's)
             return v
     except ValueError:
         pass

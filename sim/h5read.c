@@ -1072,7 +1072,8 @@ static double read_limit_secs(uint64_t bytes)
 	char *end;
 	double v = env ? strtod(env, &end) : 0;
 
-	if (env && end != env && !*end && v > 0)
+	/* a number of seconds: inf, nan or 1e400 leave the default (as analysis/results_io.py) */
+	if (env && end != env && !*end && v > 0 && v < 1e9)
 		return v;
 	return 20.0 + (double)bytes / 10e6;
 }

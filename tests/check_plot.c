@@ -222,6 +222,18 @@ START_TEST(test_collect_lies)
 	assert_has(out, "rc=0\n2\n"); /* header and the sound run */
 	ck_assert_ptr_null(strstr(out, "Traceback"));
 	free(out);
+	/* the table never over one of the result files it read (-o DIR/RUN wrote DIR/RUN.h5) */
+	ck_assert_int_eq(tu_shellf(&out, "cd %s/lies && cp good.h5 keep.h5 && " PY "%s/analysis/collect . -o good; "
+				  "echo \"rc=$?\"; cmp good.h5 keep.h5 && ! test -e good.csv", tmp, getenv("PWD")),
+			 0);
+	assert_has(out, "analysis/collect: -o good: good.h5 is one of the files read (./good.h5); choose another PREFIX\nrc=1");
+	free(out);
+	/* a read limit of inf is none given (select(2) takes no infinite timeout) */
+	ck_assert_int_eq(tu_shellf(&out, "FUTEXSIM_READ_TIMEOUT=inf " PY "analysis/plot run %s/lies/good.h5 -o %s/lies/inf",
+				   tmp, tmp),
+			 0);
+	assert_has(out, "wrote ");
+	free(out);
 }
 END_TEST
 
