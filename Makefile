@@ -188,6 +188,8 @@ check: deps
 	PYTHON=$(PYTHON) sh tests/slurm.sh || failed=1; \
 	echo "== tests/studies.py"; \
 	FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py || failed=1; \
+	echo "== tests/fuzz/fuzz_tools.py"; \
+	$(PYTHON) tests/fuzz/fuzz_tools.py --runs 6 --out $(BUILD)/tools-artifacts || failed=1; \
 	echo "== tests/docs_examples.sh"; \
 	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
 	echo "== tests/install.sh"; \
@@ -333,6 +335,9 @@ sweep-demo: deps
 #   make fuzz-trace libFuzzer over the trace reader and small replays for FUZZ_SECONDS,
 #                   seeded with tests/fuzz/trace-corpus/; crashes land in
 #                   tests/fuzz/trace-crashes/ (make check replays both directories)
+#   make fuzz-tools analysis/collect and analysis/plot on mutants of those files and of a
+#                   sweep table for FUZZ_SECONDS: no traceback, no hang (make check runs 6
+#                   rounds); inputs that break one land in build-fuzz/tools-artifacts/
 #   make sanitize   every test with ASan+UBSan in build-san/ (the normal build is left
 #                   alone), then valgrind memcheck on one short scenario
 FUZZ_SECONDS ?= 60
@@ -347,7 +352,7 @@ FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ig
   -ignore_crashes=1 -ignore_ooms=1
 FUZZ_TRACE_BIN := build-fuzz/fuzz_trace
 FUZZ_TRACE_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=16384
-.PHONY: fuzz fuzz-merge fuzz-results fuzz-trace sanitize
+.PHONY: fuzz fuzz-merge fuzz-results fuzz-trace fuzz-tools sanitize
 # The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
 # are, warnings as errors.
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h sim/views/*.h models/*.h)
@@ -377,6 +382,11 @@ fuzz-trace: deps
 	@mkdir -p build-fuzz/trace-corpus tests/fuzz/trace-crashes
 	$(FUZZ_TRACE_BIN) $(FUZZ_TRACE_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=tests/fuzz/trace-crashes/ build-fuzz/trace-corpus tests/fuzz/trace-corpus
+
+# The Python tools through their command lines (tests/fuzz/fuzz_tools.py): mutants of
+# every workload's result file and of a sweep table, for FUZZ_SECONDS.
+fuzz-tools: deps
+	$(PYTHON) tests/fuzz/fuzz_tools.py --seconds $(FUZZ_SECONDS)
 
 fuzz-merge: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang

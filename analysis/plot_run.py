@@ -22,7 +22,8 @@ from results_io import attr_text, text
 def title_of(f):
     s = f["summary"].attrs
     sets = " ".join(str(o) for o in text(f["provenance/overrides"])) if "provenance/overrides" in f else ""
-    t = f"{attr_text(s['scenario'])}: {attr_text(s['machine'])}, {attr_text(s['kernel'])}"
+    scenario, machine, kernel = (attr_text(s[k], f"attribute {k} of summary") for k in ("scenario", "machine", "kernel"))
+    t = f"{scenario}: {machine}, {kernel}"
     if int(f.attrs.get("incomplete", 0)):
         t += " (INCOMPLETE: interrupted)"
     return t + (f"\n--set {sets}" if sets else "")
@@ -279,12 +280,13 @@ def design_of(path):
         breakdown = {}
         if "threads/time" in f and total:
             tt = f["threads/time"]
-            classes = [attr_text(c) for c in tt.attrs["classes"]]
+            classes = [attr_text(c, "attribute classes of threads/time") for c in tt.attrs["classes"]]
             per_class = tt[()].astype(np.float64).sum(axis=0) / 1e3 / total
             breakdown = {c: float(v) for c, v in zip(classes, per_class) if v > 0}
         return {
             "breakdown": breakdown,
-            "label": f"{path}: {attr_text(s.attrs['kernel'])}" + (f", --set {sets}" if sets else ""),
+            "label": f"{path}: {attr_text(s.attrs['kernel'], 'attribute kernel of summary')}"
+                     + (f", --set {sets}" if sets else ""),
             "t": t, "rate": (ops.mean(axis=1) if ops.size else ops) if len(t) else t,
             "width": np.clip(np.minimum(t + interval, max(end, t[-1] + 1)) - t, 1.0, interval) if len(t) else t,
             "per_op": s["transfers"][()].astype(np.float64) / total if total else np.zeros(3),

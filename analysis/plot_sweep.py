@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from results_io import DESCRIPTIVE, InputError, parse_value
+from results_io import DESCRIPTIVE, InputError, check_regular, parse_value
 
 # y columns people plot, with their axis labels and the divisor that keeps ticks short
 Y_LABELS = {
@@ -20,6 +20,14 @@ Y_LABELS = {
     "total_ops": ("ops in the measured window (millions)", 1e6),
     "dram_fills": ("lines filled from DRAM", 1),
 }
+
+
+def finite(v):
+    """Whether a table cell is a finite number."""
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
 
 
 def short(key):
@@ -60,10 +68,15 @@ def read_published(spec):
     Lines starting with # are comments (analysis/data/ keeps its sources there)."""
     path, _, cols = spec.partition(":")
     try:
-        with open(path, newline="") as f:
+        check_regular(path, "CSV file")  # a FIFO would block the open
+        with open(path, newline="", encoding="utf-8") as f:
             lines = list(csv.reader(line for line in f if not line.startswith("#")))
+    except InputError as e:
+        raise InputError(f"--published {e}") from None
     except OSError as e:
         raise InputError(f"--published {path}: {e.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"--published {path}: not a CSV file of numbers ({e})") from None
     lines = [row for row in lines if row]
     if len(lines) < 2 or len(lines[0]) < 2:
         raise InputError(f"--published {path}: expected a CSV header of at least two columns, then rows")
@@ -96,13 +109,17 @@ def plot_sweep(columns, params, rows, x=None, y="ops_per_sec", published=(), tit
                      and varying(rows, c) and not decided_by(rows, params, c)]
     ylabel, div = Y_LABELS.get(y, (y, 1))
 
-    # variant -> x -> values over seeds
+    # variant -> x -> values over seeds; a run without a finite y (a workload figure
+    # other runs have, NaN in the HDF5 table) has no point
     groups = OrderedDict()
     for r in rows:
-        if r[x] == "":
-            continue  # the run did not set the x parameter
+        if r[x] == "" or not finite(r[y]):
+            continue  # the run did not set the x parameter, or has no y
         v = tuple((c, r[c]) for c in variant_cols)
         groups.setdefault(v, OrderedDict()).setdefault(r[x], []).append(float(r[y]) / div)
+    if not groups:
+        raise InputError(f"--y {y}: no run has a number in that column (every one is empty, NaN or infinite, or "
+                         f"sets no {x})")
     xs_all = sorted({k for g in groups.values() for k in g}, key=lambda v: (isinstance(v, str), v))
     numeric = all(isinstance(v, (int, float)) for v in xs_all)
     pubs = [read_published(p) for p in published]

@@ -37,7 +37,7 @@ def _read_result(path):
         window_s = float(s["window"][()])
         threads = f["threads/ops"].shape[0]
         t = f["threads/time"]
-        classes = [attr_text(c) for c in t.attrs["classes"]]
+        classes = [attr_text(c, "attribute classes of threads/time") for c in t.attrs["classes"]]
         per_class = t[()].sum(axis=0)
         ns_per_op = {c: (float(v) / 1000.0 / total_ops if total_ops else 0.0)
                      for c, v in zip(classes, per_class)}

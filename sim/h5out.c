@@ -824,6 +824,16 @@ int h5out_default_path(char *buf, size_t size, const char *scenario, uint64_t se
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
 	if (mkdir("results", 0777) < 0 && errno != EEXIST)
 		return fs_fail(e, FS_ERR_OUTPUT, "cannot create results/: %s", strerror(errno));
+	{
+		struct stat st;
+
+		/* something else named results in the way: say so, not "no free name" */
+		if (stat("results", &st) < 0)
+			return fs_fail(e, FS_ERR_OUTPUT, "cannot write into results/: %s", strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return fs_fail(e, FS_ERR_OUTPUT, "cannot write into results/: results is not a directory "
+				       "(-o FILE.h5 writes elsewhere)");
+	}
 	for (unsigned n = 1; n < 1000; n++) {
 		struct stat st;
 
@@ -835,8 +845,11 @@ int h5out_default_path(char *buf, size_t size, const char *scenario, uint64_t se
 		else
 			snprintf(buf, size, "results/%s-%llu-%s-%ld-%u.h5", name, (unsigned long long)seed, stamp,
 				 (long)getpid(), n);
-		if (stat(buf, &st) < 0 && errno == ENOENT)
+		if (stat(buf, &st) == 0)
+			continue; /* taken */
+		if (errno == ENOENT)
 			return 0;
+		return fs_fail(e, FS_ERR_OUTPUT, "cannot write %s: %s", buf, strerror(errno));
 	}
 	return fs_fail(e, FS_ERR_OUTPUT, "cannot find a free name like %s", buf);
 }

@@ -191,6 +191,12 @@ static bool futexsim_only(enum opt_id id)
 	       id == O_NODE;
 }
 
+/* The warm-up before -r SECS measured: a tenth of it, at most 1 ms. */
+static double bench_warmup(double runtime)
+{
+	return runtime / 10 < 0.001 ? runtime / 10 : 0.001;
+}
+
 /* One option with its value (NULL for a flag); 1 when --help was asked. */
 static int apply_option(struct bench_opts *o, const struct bench_option *opt, const char *v)
 {
@@ -219,12 +225,18 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 	}
 	switch (opt->id) {
 	case O_RUNTIME: {
-		char *end;
+		/* decimal seconds only (strtod alone would take 0x10, 1e3 or inf) */
+		size_t whole = v ? strspn(v, "0123456789") : 0;
+		bool decimal = v && (whole || v[0] == '.') &&
+			       (!v[whole] || (v[whole] == '.' && v[whole + 1] &&
+					      strspn(v + whole + 1, "0123456789") == strlen(v + whole + 1)));
 
-		errno = 0;
-		o->runtime = v && *v ? strtod(v, &end) : 0;
-		if (!v || !*v || errno || *end || !(o->runtime >= 1e-6) || o->runtime > MAX_RUNTIME)
-			return bad_option(o, "%s needs simulated seconds from 0.000001 to 3600", name);
+		o->runtime = decimal ? strtod(v, NULL) : 0;
+		if (!decimal || !(o->runtime >= 1e-6) || o->runtime + bench_warmup(o->runtime) > MAX_RUNTIME) {
+			snprintf(o->error, sizeof(o->error), "%s needs decimal simulated seconds from 0.000001 to 3599.999 "
+				 "(with its warm-up, at most 3600 s), not '%.64s'", name, v ? v : "");
+			return FS_ERR_USAGE;
+		}
 		break;
 	}
 	case O_THREADS:
@@ -386,6 +398,12 @@ static int parse_options(int argc, char **argv, int first, struct bench_opts *o)
 
 		if (arg[0] != '-' || !arg[1])
 			return bad_option(o, "unexpected argument `%s'", arg);
+		/* perf's parse_options: -- ends the options; perf bench futex takes no arguments */
+		if (!strcmp(arg, "--")) {
+			if (i + 1 < argc)
+				return bad_option(o, "unexpected argument `%s'", argv[i + 1]);
+			break;
+		}
 		if (arg[1] == '-') {
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -538,7 +556,7 @@ static void add_workload(struct perfbench_sets *b, const struct bench_opts *o)
 		add_set_u(b, "workload.threads", o->threads);
 	if (o->suite == S_HASH || o->suite == S_LOCK_PI) {
 		char num[64];
-		double warmup = o->runtime / 10 < 0.001 ? o->runtime / 10 : 0.001;
+		double warmup = bench_warmup(o->runtime);
 
 		if (o->suite == S_HASH)
 			add_set_u(b, "workload.futexes", o->futexes);

@@ -217,6 +217,20 @@ static int locate_preset(const struct config_path *cp, const char *kind_dir, con
 static struct yt_node *resolve(struct scenario *sc, const struct yt_node *ref, const char *kind_dir,
 			       const char *kind, const char *base_dir, int depth, struct fs_error *e);
 
+/* `path` to sc->inputs. */
+static int add_input(struct scenario *sc, const char *path, struct fs_error *e)
+{
+	char **grown = realloc(sc->inputs, (sc->ninputs + 2) * sizeof(*sc->inputs));
+
+	if (!grown)
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	sc->inputs = grown;
+	if (!(sc->inputs[sc->ninputs] = strdup(path)))
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	sc->inputs[++sc->ninputs] = NULL;
+	return 0;
+}
+
 /* A preset file with its `inherit:` chain merged in. */
 static struct yt_node *load_preset(struct scenario *sc, const struct yt_node *name, const char *kind_dir,
 				   const char *kind, const char *base_dir, int depth, struct fs_error *e)
@@ -229,7 +243,8 @@ static struct yt_node *load_preset(struct scenario *sc, const struct yt_node *na
 			   MAX_INHERIT_DEPTH);
 		return NULL;
 	}
-	if (locate_preset(&sc->config_path, kind_dir, kind, name, base_dir, path, sizeof(path), e) < 0)
+	if (locate_preset(&sc->config_path, kind_dir, kind, name, base_dir, path, sizeof(path), e) < 0 ||
+	    add_input(sc, path, e) < 0)
 		return NULL;
 	tree = yt_load_file(sc->doc, path, e);
 	if (!tree || cfg_expect(tree, YT_MAP, kind, e) < 0)
@@ -459,6 +474,8 @@ int scenario_load_dirs(struct scenario *sc, const char *path, const char *const 
 		}
 	}
 	sc->path = path;
+	if (add_input(sc, path, e) < 0)
+		return -1;
 	sc->given = yt_load_file_text(sc->doc, path, &sc->given_text, &sc->given_len, e);
 	if (!sc->given || cfg_expect(sc->given, YT_MAP, "scenario", e) < 0)
 		return -1;
@@ -510,5 +527,8 @@ void scenario_free(struct scenario *sc)
 		sc->wl_type->free_params(sc->wl_params);
 	machine_free(&sc->machine);
 	yt_doc_free(sc->doc);
+	for (size_t i = 0; i < sc->ninputs; i++)
+		free(sc->inputs[i]);
+	free(sc->inputs);
 	memset(sc, 0, sizeof(*sc));
 }

@@ -79,6 +79,12 @@ struct scenario {
 	 * parameter: every queue gives the same results, only the speed differs, so
 	 * its default is not recorded in `resolved` (a given value is, as given). */
 	const struct event_queue_type *event_queue;
+
+	/* every file loading it read: the scenario, then each machine and kernel file or
+	 * preset and those they inherit from; NULL-terminated (what run -o must not
+	 * replace: h5out_check_path) */
+	char **inputs;
+	size_t ninputs;
 };
 
 /* Loads `path`, applies `sets` ("dotted.path=VALUE") in order, resolves presets

@@ -195,6 +195,10 @@ START_TEST(test_progress_and_quiet)
 	ck_assert_int_eq(tu_futexsim("run " QUICK " --quiet --set workload.futexes=lots", &quiet), 3);
 	ck_assert_ptr_nonnull(strstr(quiet, "workload.futexes=lots"));
 	free(quiet);
+	/* --quiet promises errors only: with --progress it is a usage error, and runs nothing */
+	ck_assert_int_eq(tu_futexsim("run " QUICK " --quiet --progress", &quiet), 2);
+	ck_assert_str_eq(quiet, "futexsim run: --quiet and --progress exclude each other (--quiet prints errors only)\n");
+	free(quiet);
 	ck_assert_int_eq(tu_futexsim("run --help", &quiet), 0);
 	ck_assert_ptr_nonnull(strstr(quiet, "--progress"));
 	ck_assert_ptr_nonnull(strstr(quiet, "--quiet"));
@@ -487,6 +491,43 @@ START_TEST(test_errors_name_the_place)
 }
 END_TEST
 
+/* Inputs that are no YAML files (issue 38): a FIFO, a directory or a device given as
+ * the scenario or a preset is refused at once (a FIFO's open would block: timeout(1)
+ * turns a block into a failure, status 124); a file that is no config is not quoted
+ * in the error (--set kernel=/etc/shadow printed the file's first line). */
+START_TEST(test_inputs_not_yaml)
+{
+	char dir[64], *out;
+
+	tu_mkdtemp(dir, "futexsim-cli");
+	ck_assert_int_eq(tu_shellf(&out, "mkfifo %s/fifo.yaml && mkdir %s/dir.yaml", dir, dir), 0);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "timeout 20 '%s' run %s/fifo.yaml", tu_bin(), dir), 3);
+	ck_assert_msg(strstr(out, "fifo.yaml: it is a FIFO, not a YAML file"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "timeout 20 '%s' run %s/dir.yaml", tu_bin(), dir), 3);
+	ck_assert_msg(strstr(out, "dir.yaml: it is a directory, not a YAML file"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "timeout 20 '%s' run /dev/zero", tu_bin()), 3);
+	ck_assert_msg(strstr(out, "/dev/zero: it is a device, not a YAML file"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "timeout 20 '%s' run " QUICK " --set machine=%s/fifo.yaml", tu_bin(), dir), 3);
+	ck_assert_msg(strstr(out, "is not a regular file"), "%s", out);
+	free(out);
+	/* /dev/null stays the empty scenario (bench and fit build theirs from --set alone) */
+	ck_assert_int_eq(tu_futexsim("run /dev/null", &out), 3);
+	ck_assert_str_eq(out, "futexsim: /dev/null:1:1: missing key 'machine' in scenario\n");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "printf 'root:$y$j9T$secrethash:20228:0:99999:7::\\ndaemon:*:1::\\n' > %s/shadow && "
+				   "'%s' run " QUICK " --set kernel=%s/shadow", dir, tu_bin(), dir), 3);
+	ck_assert_msg(strstr(out, "shadow:1:1: unknown key in kernel: not a name, so not shown (39 bytes; expected one of: ") &&
+			      !strstr(out, "secret") && !strstr(out, "root"),
+		      "%s", out);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -498,6 +539,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_progress_and_quiet);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_errors_name_the_place);
+	tcase_add_test(tc, test_inputs_not_yaml);
 	tcase_add_test(tc, test_check_only);
 	tcase_add_test(tc, test_explain);
 	tcase_add_test(tc, test_breakdown_by_construction);

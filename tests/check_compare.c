@@ -321,6 +321,22 @@ START_TEST(test_groups)
 	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/ga %s/empty", dir, dir), 3);
 	ck_assert_ptr_nonnull(strstr(out, "no result files (*.h5) in it"));
 	free(out);
+	/* an interrupted run (marked incomplete) is not one of the runs: left out, said so
+	 * (issue 38); a directory of none but such runs has nothing to compare */
+	ck_assert_int_eq(tu_shellf(&out, "mkdir -p %s/gc %s/gd && cp %s/ga/s*.h5 %s/gc/ && cp %s/gb/s1.h5 %s/gc/x.h5 && "
+				   "cp %s/gb/s1.h5 %s/gd/x.h5 && " TU_MARK_INCOMPLETE "%s/gc/x.h5 && " TU_MARK_INCOMPLETE
+				   "%s/gd/x.h5", dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+			 0);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/ga %s/gc --fail-if 'ops_per_sec < -5%%'", dir, dir), 0);
+	ck_assert_msg(strstr(out, "futexsim compare: leaving out ") && strstr(out, "gc/x.h5: marked incomplete (an "
+										  "interrupted run)") &&
+			      strstr(out, "means of 3 runs (base) and 3"),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "compare %s/ga %s/gd", dir, dir), 3);
+	ck_assert_msg(strstr(out, "gd: no complete result files (*.h5) in it"), "%s", out);
+	free(out);
 }
 END_TEST
 

@@ -939,6 +939,26 @@ START_TEST(test_output_paths_refused)
 	snprintf(cmd, sizeof(cmd), "cmp '%s' '%s/s.yaml'", scenario, dir);
 	ck_assert_int_eq(tu_shell(cmd, &out), 0); /* the scenario untouched */
 	free(out);
+	/* nor any other file the run reads (issue 38): a machine or kernel file, a
+	 * preset by name, one it inherits from */
+	snprintf(cmd, sizeof(cmd), "cp configs/machines/small-1node.yaml configs/kernels/linux-6.18.yaml '%s/' && "
+		 "printf 'inherit: small-1node.yaml\n' > '%s/child.yaml' && cd '%s' && cp small-1node.yaml keep-m.yaml && "
+		 "cp linux-6.18.yaml keep-k.yaml && cp child.yaml keep-c.yaml && "
+		 "for o in small-1node.yaml linux-6.18.yaml child.yaml; do "
+		 "'%s' run '%s' --set machine=child.yaml --set kernel=linux-6.18.yaml --set run.duration=20us -o \"$o\"; "
+		 "echo \"rc=$?\"; done; cmp small-1node.yaml keep-m.yaml && cmp linux-6.18.yaml keep-k.yaml && "
+		 "cmp child.yaml keep-c.yaml",
+		 dir, dir, dir, tu_bin(), scenario);
+	ck_assert_int_eq(tu_shell(cmd, &out), 0);
+	ck_assert_msg(strstr(out, "cannot write small-1node.yaml: it is an input of the run") &&
+			      strstr(out, "cannot write linux-6.18.yaml: it is an input of the run") &&
+			      strstr(out, "cannot write child.yaml: it is an input of the run") && !strstr(out, "rc=0"),
+		      "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "run '%s' --set run.duration=20us -o configs/machines/small-1node.yaml", scenario);
+	ck_assert_int_eq(tu_futexsim(cmd, &out), 4);
+	ck_assert_msg(strstr(out, "it is an input of the run"), "%s", out);
+	free(out);
 
 	snprintf(cmd, sizeof(cmd), "echo keep > '%s/target' && ln -s '%s/target' '%s/link.h5' && "
 		 "'%s' run '%s' --set run.duration=20us -o '%s/link.h5'",
@@ -992,6 +1012,21 @@ START_TEST(test_unwritable_place)
 	ck_assert_int_eq(tu_futexsim("run scenarios/quickstart.yaml --set run.duration=10s -o /tmp", &out), 4);
 	ck_assert_msg(strstr(out, "/tmp: it is a directory"), "%s", out);
 	free(out);
+	/* a file named results where the default name's directory belongs (issue 38) */
+	{
+		char dir[64], cmd[1024], *scenario = realpath("scenarios/quickstart.yaml", NULL);
+
+		ck_assert_ptr_nonnull(scenario);
+		tu_mkdtemp(dir, "futexsim-h5");
+		snprintf(cmd, sizeof(cmd), "cd '%s' && echo keep > results && '%s' run '%s' --set run.duration=10s; "
+			 "echo \"rc=$?\"; cat results", dir, tu_bin(), scenario);
+		ck_assert_int_eq(tu_shell(cmd, &out), 0);
+		ck_assert_msg(strstr(out, "futexsim: cannot write into results/: results is not a directory (-o FILE.h5 "
+					  "writes elsewhere)\nrc=4\nkeep\n"), "%s", out);
+		free(out);
+		free(scenario);
+		tu_rmtree(dir);
+	}
 }
 END_TEST
 

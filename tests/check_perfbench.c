@@ -228,6 +228,30 @@ START_TEST(test_bad_options)
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0", &out), 2);
 	free(out);
+	/* -r is decimal seconds (issue 38: 0x10 was 16 s through strtod, while -t 0x8 was
+	 * refused), and at most what fits with its warm-up, said of -r, not of run.seed */
+	{
+		static const char *const bad[] = { "0x10", "1e3", "inf", "nan", "3600", ".", "5.", "1.5s", "-1" };
+
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			char args[128];
+
+			snprintf(args, sizeof(args), "bench futex hash -t 1 -s -r %s", bad[k]);
+			ck_assert_int_eq(tu_futexsim(args, &out), 2);
+			ck_assert_msg(strstr(out, "Error: -r/--runtime needs decimal simulated seconds from 0.000001 to "
+						  "3599.999") && !strstr(out, "run.seed"), "-r %s: %s", bad[k], out);
+			free(out);
+		}
+	}
+	ck_assert_int_eq(tu_futexsim("bench futex hash -t 1 -s -r .0005", &out), 0);
+	free(out);
+	/* perf's parse_options: -- ends the options, and perf bench futex takes no arguments */
+	ck_assert_int_eq(tu_futexsim("bench futex hash -t 1 -s -r 0.0005 --", &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Averaged "));
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench futex hash -t 1 -- -s", &out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "Error: unexpected argument `-s'"));
+	free(out);
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0.0001 -b 16 --kernel linux-6.15", &out), 2);
 	ck_assert_ptr_nonnull(strstr(out, "no private futex hash"));
 	free(out);

@@ -266,6 +266,24 @@ START_TEST(test_failure_and_resume)
 	ck_assert_int_eq(before.st_ino, after.st_ino);
 	ck_assert_int_eq(before.st_mtime, after.st_mtime);
 
+	/* a complete, readable file of another grid point (or another sweep) under a run's
+	 * name is not that run's (issue 38): it runs again, and the sweep says why; the
+	 * others are kept */
+	ck_assert_int_eq(tu_shellf(&out, "cp %s/h5/0001_threads-2.h5 %s/h5/0002_threads-3.h5 && "
+				  "cp %s/whole.h5 %s/h5/0003_threads-4.h5", dir, dir, dir, dir),
+			 0);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, SWEEP "%s --param workload.threads=2,3,4 -j 1 --resume" SHORT, dir), 0);
+	assert_has(out, "running 0002_threads-3 again: h5/0002_threads-3.h5 is not this run's result");
+	assert_has(out, "running 0003_threads-4 again: h5/0003_threads-4.h5 is not this run's result");
+	assert_has(out, "ok 0002_threads-3 Averaged");
+	assert_has(out, "ok 0003_threads-4 Averaged");
+	ck_assert_ptr_null(strstr(out, "0001_threads-2 Averaged"));
+	ck_assert_ptr_null(strstr(out, "running 0001_threads-2 again"));
+	free(out);
+	assert_overrides(dir, "0002_threads-3", "workload.threads=3 run.duration=200us run.warmup=20us");
+	assert_overrides(dir, "0003_threads-4", "workload.threads=4 run.duration=200us run.warmup=20us");
+
 	/* an edited scenario: --resume would mix two scenarios' results */
 	ck_assert_int_eq(tu_shellf(&out, "cp scenarios/quickstart.yaml %s/s.yaml && scenarios/sweep %s/s.yaml %s/edit "
 				  "--param workload.threads=2 -j 1" SHORT " >/dev/null 2>&1 && echo '# edited' >> %s/s.yaml && "

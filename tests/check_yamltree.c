@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/core/yamltree.h"
@@ -221,7 +222,26 @@ START_TEST(test_load_file_errors)
 	e = (struct fs_error){ 0 };
 	ck_assert_ptr_null(yt_load_file(d, "/tmp", &e));
 	ck_assert_int_eq(e.status, FS_ERR_INPUT);
-	ck_assert_str_eq(e.msg, "cannot read /tmp: Is a directory");
+	ck_assert_str_eq(e.msg, "cannot read /tmp: it is a directory, not a YAML file");
+
+	/* a FIFO is refused without waiting for a writer (issue 38), a device too, but
+	 * /dev/null is the empty input */
+	{
+		char fifo[64];
+
+		snprintf(fifo, sizeof(fifo), "/tmp/futexsim-yt-%ld.fifo", (long)getpid());
+		unlink(fifo);
+		ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+		e = (struct fs_error){ 0 };
+		ck_assert_ptr_null(yt_load_file(d, fifo, &e));
+		ck_assert_msg(strstr(e.msg, ": it is a FIFO, not a YAML file"), "%s", e.msg);
+		unlink(fifo);
+	}
+	e = (struct fs_error){ 0 };
+	ck_assert_ptr_null(yt_load_file(d, "/dev/zero", &e));
+	ck_assert_str_eq(e.msg, "cannot read /dev/zero: it is a device, not a YAML file");
+	e = (struct fs_error){ 0 };
+	ck_assert_ptr_nonnull(yt_load_file(d, "/dev/null", &e));
 	yt_doc_free(d);
 }
 END_TEST

@@ -36,7 +36,8 @@ const char usage_compare[] =
 	"seeds, say); every figure is the mean over a directory's runs, with the sample\n"
 	"standard deviation, and p, Welch's two-sided t-test of a difference of the means\n"
 	"(blank with fewer than 2 runs on a side); deltas and --fail-if apply to the means;\n"
-	"the lines and buckets are those of each directory's first run.\n"
+	"the lines and buckets are those of each directory's first run. A file marked\n"
+	"incomplete (an interrupted run) is left out, with a line on stderr.\n"
 	"\n"
 	"Options:\n"
 	"  --fail-if 'FIGURE OP VALUE'\n"
@@ -144,7 +145,7 @@ static int compare_dirs(const char *da, const char *db, const struct compare_thr
 {
 	const char *dirs[2] = { da, db };
 	char **files[2] = { NULL, NULL };
-	size_t n[2] = { 0, 0 }, nread[2] = { 0, 0 };
+	size_t n[2] = { 0, 0 }, nread[2] = { 0, 0 }, nkept[2] = { 0, 0 };
 	struct results *res[2] = { NULL, NULL };
 	struct compare cmp = { 0 };
 	struct fs_error err = { 0 };
@@ -163,16 +164,30 @@ static int compare_dirs(const char *da, const char *db, const struct compare_thr
 		}
 		for (; nread[g] < n[g]; nread[g]++) {
 			struct h5read_info info;
+			struct results *r = &res[g][nkept[g]];
 
-			if (h5read_results(files[g][nread[g]], 0, &res[g][nread[g]], &info, &err) < 0) {
-				results_free(&res[g][nread[g]]);
+			if (h5read_results(files[g][nread[g]], 0, r, &info, &err) < 0) {
+				results_free(r);
 				fprintf(stderr, "futexsim: %s\n", err.msg);
 				status = err.status ? err.status : FS_ERR_INPUT;
 				goto out;
 			}
+			/* an interrupted run's figures cover part of its window: not one of the runs */
+			if (r->incomplete) {
+				fprintf(stderr, "futexsim compare: leaving out %s: marked incomplete (an interrupted run)\n",
+					files[g][nread[g]]);
+				results_free(r);
+				continue;
+			}
+			nkept[g]++;
+		}
+		if (!nkept[g]) {
+			fprintf(stderr, "futexsim compare: %s: no complete result files (*.h5) in it\n", dirs[g]);
+			status = FS_ERR_INPUT;
+			goto out;
 		}
 	}
-	if (compare_groups(res[0], n[0], res[1], n[1], &cmp) < 0) {
+	if (compare_groups(res[0], nkept[0], res[1], nkept[1], &cmp) < 0) {
 		fprintf(stderr, "futexsim: out of memory comparing %s with %s\n", db, da);
 		status = FS_ERR_RUNTIME;
 		goto out;
@@ -201,7 +216,7 @@ static int compare_dirs(const char *da, const char *db, const struct compare_thr
 out:
 	compare_free(&cmp);
 	for (int g = 0; g < 2; g++) {
-		for (size_t i = 0; i < nread[g]; i++)
+		for (size_t i = 0; i < nkept[g]; i++)
 			results_free(&res[g][i]);
 		for (size_t i = 0; i < n[g]; i++)
 			free(files[g][i]);

@@ -21,7 +21,7 @@
 const char usage_run[] =
 	"usage: futexsim run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--per-thread]\n"
 	"                    [--config-dir DIR]... [-o FILE.h5 | --no-output] [--quiet] [--progress]\n"
-	"                    [--band] [--check]\n"
+	"                    [--band] [--check | --print-scenario]\n"
 	"\n"
 	"Simulates SCENARIO.yaml and prints perf bench futex hash's summary: optional\n"
 	"per-thread lines, then 'Averaged N operations/sec (+- X%), total secs = T' where N is\n"
@@ -67,12 +67,14 @@ const char usage_run[] =
 	"                   (futexsim --help); an unknown name lists every directory tried\n"
 	"  -o FILE.h5, --output FILE.h5\n"
 	"                   write the result file to FILE.h5: a new name, or a regular file it\n"
-	"                   replaces (never a device, FIFO, directory or the scenario itself;\n"
-	"                   a symbolic link only with --force, which replaces the link)\n"
+	"                   replaces (never a device, FIFO, directory or a file the run reads:\n"
+	"                   the scenario, a machine or kernel file or preset; a symbolic link\n"
+	"                   only with --force, which replaces the link)\n"
 	"  --force          let -o replace a symbolic link\n"
 	"  --no-output, -o -  write no result file\n"
 	"  -q, --quiet      print errors only: no summary on stdout, no speed, progress or\n"
-	"                   note on stderr (the exit status says how it went)\n"
+	"                   note on stderr (the exit status says how it went); not with\n"
+	"                   --progress\n"
 	"  --progress       print the progress on stderr even when it is not a terminal (a\n"
 	"                   line per update; on a terminal it is shown by default, one line\n"
 	"                   rewritten): simulated time done, events, the time left at the\n"
@@ -91,6 +93,9 @@ const char usage_run[] =
 	"                   the run would (keys, values, presets, limits, the workload's\n"
 	"                   setup), then stop: print nothing, run nothing, write nothing;\n"
 	"                   exit 0 when the run would start (sweeps check their grid so)\n"
+	"  --print-scenario as --check, then print the scenario as resolved: what show\n"
+	"                   --scenario prints of the result file this run would write\n"
+	"                   (sweep --resume compares them)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Scenario keys: name, description, machine, kernel, workload (type: hash-bench,\n"
@@ -115,6 +120,7 @@ struct run_args {
 	bool progress;        /* --progress: progress on stderr even when it is no terminal */
 	bool band;            /* --band: the fit's 1-sigma band (sim/band.h) */
 	bool check;           /* --check: load and check only */
+	bool print_scenario;  /* --print-scenario: --check, then print the resolved scenario */
 	const char *config_dirs[CLI_MAX_CONFIG_DIRS + 1]; /* --config-dir, NULL-terminated */
 	size_t nconfig_dirs;
 };
@@ -172,6 +178,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			a->band = true;
 		} else if (!strcmp(arg, "--check")) {
 			a->check = true;
+		} else if (!strcmp(arg, "--print-scenario")) {
+			a->check = a->print_scenario = true;
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "futexsim run: unknown option '%s' (see futexsim run --help)\n", arg);
 			return FS_ERR_USAGE;
@@ -184,6 +192,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	}
 	if (!a->path) {
 		fprintf(stderr, "futexsim run: missing SCENARIO.yaml (see futexsim run --help)\n");
+		return FS_ERR_USAGE;
+	}
+	/* --quiet promises errors only */
+	if (a->quiet && a->progress) {
+		fprintf(stderr, "futexsim run: --quiet and --progress exclude each other (--quiet prints errors only)\n");
 		return FS_ERR_USAGE;
 	}
 	return 0;
@@ -337,6 +350,16 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		status = sim_build(&s, &sc, &err) < 0 ? (err.status ? err.status : FS_ERR_INPUT) : FS_OK;
 		if (status)
 			fprintf(stderr, "futexsim: %s\n", err.msg);
+		/* as the result file records it (h5out_open, after sim_build too) */
+		if (!status && a.print_scenario) {
+			char *text = yt_emit_string(sc.resolved);
+
+			if (!text || fputs(text, stdout) < 0 || fflush(stdout) != 0) {
+				fprintf(stderr, "futexsim: %s\n", text ? "cannot write to standard output" : "out of memory");
+				status = text ? FS_ERR_OUTPUT : FS_ERR_RUNTIME;
+			}
+			free(text);
+		}
 		sim_free(&s);
 		scenario_free(&sc);
 		return status;
@@ -360,12 +383,9 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
 						&err) == 0)
 			path = default_path;
-		if (path && a.output) {
-			const char *const inputs[] = { a.path, NULL };
-
-			if (h5out_check_path(path, a.force, inputs, &err) < 0)
-				path = NULL;
-		}
+		/* never over a file the run read (the scenario, a machine or kernel file) */
+		if (path && a.output && h5out_check_path(path, a.force, (const char *const *)sc.inputs, &err) < 0)
+			path = NULL;
 		if (!path || h5out_open(&out, path, &sc, &s.series, &origin, &err) < 0) {
 			status = FS_ERR_OUTPUT;
 			goto out;

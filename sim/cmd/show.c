@@ -43,25 +43,32 @@ const char usage_show[] =
 /* show --csv and --json over `paths`: every file read and printed in turn; one
  * that cannot be read is reported on stderr and left out (exit status of the
  * first such failure). CSV reads every file twice: first for the names of the
- * workload figures, the columns, then for the rows. */
+ * workload figures, the columns, then for the rows; a file refused in the first
+ * pass is not read again (one time limit per file, as show gives it). */
 static int show_table(char **paths, size_t n, uint32_t top, bool json)
 {
 	char *figs[MAX_SHOW_FIGURES];
 	size_t nfigs = 0, shown = 0;
 	int status = FS_OK;
+	bool *refused = calloc(n ? n : 1, sizeof(*refused));
 
+	if (!refused) {
+		fprintf(stderr, "futexsim: out of memory\n");
+		return FS_ERR_RUNTIME;
+	}
 	for (size_t pass = json ? 1 : 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			struct fs_error err = { 0 };
 			struct h5read_info info;
 			struct results r;
 
+			if (refused[i])
+				continue;
 			if (h5read_results(paths[i], top, &r, &info, &err) < 0) {
-				if (pass == 1) {
-					fprintf(stderr, "futexsim: %s\n", err.msg);
-					if (!status)
-						status = err.status ? err.status : FS_ERR_INPUT;
-				}
+				refused[i] = true;
+				fprintf(stderr, "futexsim: %s\n", err.msg);
+				if (!status)
+					status = err.status ? err.status : FS_ERR_INPUT;
 			} else if (pass == 0) {
 				for (uint32_t k = 0; k < r.nfigures; k++) {
 					size_t j = 0;
@@ -86,6 +93,7 @@ static int show_table(char **paths, size_t n, uint32_t top, bool json)
 		fputs(shown ? "\n]\n" : "[]\n", stdout);
 	for (size_t j = 0; j < nfigs; j++)
 		free(figs[j]);
+	free(refused);
 	return status;
 }
 

@@ -214,6 +214,13 @@ int cfg_check_keys(const struct yt_node *map, const char *what, const char *cons
 
 		if (in_list(key, known))
 			continue;
+		/* a key that is no name is the text of a file that is not a config (a
+		 * --set kernel=/etc/shadow): where it is, never what it says */
+		if (!*key || strlen(key) > 64 ||
+		    strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(key))
+			return fs_fail_at(e, &map->key_marks[i], "unknown key in %s: not a name, so not shown (%zu bytes; "
+					  "expected %s%s)", what, strlen(key), known && known[0] ? "one of: " : "no keys",
+					  known && known[0] ? cfg_list_names(list, sizeof(list), known) : "");
 		yt_excerpt(shown, sizeof(shown), key);
 		near = cfg_nearest(key, known);
 		if (near)

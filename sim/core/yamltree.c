@@ -9,11 +9,14 @@
 #include "sim/core/yamltree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -832,6 +835,46 @@ static char *read_file(FILE *f, size_t max, size_t *len)
 	return buf ? buf : calloc(1, 1);
 }
 
+/* Whether st is /dev/null's: the empty input (a scenario made of --set overrides alone). */
+static bool is_dev_null(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) &&
+	       null.st_rdev == st->st_rdev;
+}
+
+/* `path` opened for reading if it is a regular file (or /dev/null): a FIFO's open
+ * would wait for a writer (so it is opened without blocking, then looked at), a
+ * device or a FIFO may never end, a directory has no text. NULL (e filled) otherwise. */
+static FILE *open_regular(const char *path, struct fs_error *e)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), flags;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) && !is_dev_null(&st)) {
+		fs_fail(e, FS_ERR_INPUT, "cannot read %s: it is %s, not a YAML file", path,
+			S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			: S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		close(fd);
+		return NULL;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
+		fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 struct yt_node *yt_load_file(struct yt_doc *d, const char *path, struct fs_error *e)
 {
 	return yt_load_file_text(d, path, NULL, NULL, e);
@@ -849,11 +892,9 @@ struct yt_node *yt_load_file_text(struct yt_doc *d, const char *path, const char
 		fs_fail(e, FS_ERR_RUNTIME, "yt_load_file: no document or path");
 		return NULL;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
-		fs_fail(e, FS_ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	f = open_regular(path, e);
+	if (!f)
 		return NULL;
-	}
 	errno = 0;
 	text = read_file(f, d->limits.max_bytes, &len);
 	if (!text) {

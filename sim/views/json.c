@@ -1,20 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim/views/json.h"
 
+#include <string.h>
+
+#include "sim/core/utf8.h"
+
 void results_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n = strlen(s);
 
-		if (c == '"' || c == '\\')
+	fputc('"', out);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+
+		if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		else if (c == '\n')
+		} else if (c == '\n') {
 			fputs("\\n", out);
-		else if (c < 0x20)
+		} else if (c < 0x20) {
 			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+		} else if (!len) {
+			fputs("\\ufffd", out); /* a byte that is not UTF-8 (a file name): JSON holds text only */
+		} else {
+			fwrite(s + i, 1, len, out);
+			i += len;
+			continue;
+		}
+		i++;
 	}
 	fputc('"', out);
 }

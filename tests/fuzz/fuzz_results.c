@@ -3,8 +3,13 @@
  * written to a file and read back as `futexsim show` and `compare` read it. Any crash, leak or sanitizer report in futexsim's code is a
  * bug. libhdf5 itself can crash or loop on damaged files; futexsim reads untrusted
  * files in a child process for that (h5read_results), which this target bypasses
- * (h5read_results_direct) to see its own bugs. Seeds: result files of every
- * workload (tests/fuzz/results-corpus/). Build and run: make fuzz-results. */
+ * (h5read_results_direct) to see its own bugs. A file the reader accepts must hold
+ * what a run can write (issue 38): every figure stored as a double finite and not
+ * negative, the total the threads' sum, and show --json's and the summary's text
+ * valid UTF-8 (so the JSON is JSON); an accepted file that breaks one aborts.
+ * Seeds: result files of every workload (tests/fuzz/results-corpus/). Build and
+ * run: make fuzz-results. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,9 +17,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/core/utf8.h"
 #include "sim/h5read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool valid_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* What an accepted file must satisfy: the reader's checks, from outside. */
+static void check_accepted(const struct results *r)
+{
+	uint64_t sum = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (r->nlines > 0 && !r->lines[0].what)
+		abort(); /* a read that succeeds fills every line's description */
+	if (!isfinite(r->avg.stderr_pct) || r->avg.stderr_pct < 0 || !isfinite(r->wall_secs) || r->wall_secs < 0)
+		abort();
+	for (uint32_t i = 0; i < r->nfigures; i++)
+		if (!isfinite(r->figures[i].value) || r->figures[i].value < 0)
+			abort();
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		sum += r->threads[i].ops;
+	if (sum != r->total_ops)
+		abort();
+	out = open_memstream(&buf, &len);
+	if (!out)
+		return;
+	results_print_json(r, "fuzz.h5", out);
+	results_print_summary(r, 1, out);
+	fclose(out);
+	if (!valid_utf8(buf, len))
+		abort();
+	free(buf);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fclose(f);
-	if (h5read_results_direct(path, 0, &r, &info, &e) == 0 && r.nlines > 0 && !r.lines[0].what)
-		abort(); /* a read that succeeds fills every line's description */
+	if (h5read_results_direct(path, 0, &r, &info, &e) == 0)
+		check_accepted(&r);
 	results_free(&r);
 	return 0;
 }
