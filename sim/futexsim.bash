@@ -14,10 +14,11 @@ _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
 }
 
-_futexsim_options() { # CMD...: the options its --help lists (at a line's start, or [--x in the usage)
+_futexsim_options() { # CMD...: the options its --help lists (at a line's start, or [--x in the usage);
+	# a description's continuation line, indented deeper, may start with an option it names
 	"${COMP_WORDS[0]}" "$@" --help 2>&1 | awk '
 		/^usage:/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[--[a-z]/) { o = $i; sub(/^\[/, "", o); sub(/[]=].*/, "", o); print o } }
-		/^ +-/ { for (i = 1; i <= NF && $i ~ /^-/; i++) { o = $i; sub(/[,=].*/, "", o); if (o ~ /^--[a-z]/) print o } }' | sort -u
+		/^ +-/ && match($0, /^ +/) && RLENGTH <= 8 { for (i = 1; i <= NF && $i ~ /^-/; i++) { o = $i; sub(/[,=].*/, "", o); if (o ~ /^--[a-z]/) print o } }' | sort -u
 }
 
 _futexsim_values() { # CMD OPTION: the values its --help lists as OPTION a|b|c
