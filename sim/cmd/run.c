@@ -159,7 +159,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 				return FS_ERR_USAGE;
 		} else if (!strcmp(arg, "-o") || cli_is_option(arg, "--output")) {
 			v = cli_option_value(argc, argv, &i, "--output");
-			if (!v || !*v || (v[0] == '-' && v[1])) {
+			if (!run_output_name_ok(v)) {
 				fprintf(stderr, "futexsim run: %s needs a file name (or - for none)%s%s\n", arg,
 					v && *v ? ", got the option " : "", v && *v ? v : "");
 				return FS_ERR_USAGE;
@@ -194,12 +194,23 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		fprintf(stderr, "futexsim run: missing SCENARIO.yaml (see futexsim run --help)\n");
 		return FS_ERR_USAGE;
 	}
+	return run_check_quiet("run", a->quiet, a->progress);
+}
+
+int run_check_quiet(const char *cmd, bool quiet, bool progress)
+{
 	/* --quiet promises errors only */
-	if (a->quiet && a->progress) {
-		fprintf(stderr, "futexsim run: --quiet and --progress exclude each other (--quiet prints errors only)\n");
+	if (quiet && progress) {
+		fprintf(stderr, "futexsim %s: --quiet and --progress exclude each other (--quiet prints errors only)\n",
+			cmd);
 		return FS_ERR_USAGE;
 	}
 	return 0;
+}
+
+bool run_output_name_ok(const char *v)
+{
+	return v && *v && !(v[0] == '-' && v[1]);
 }
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -260,6 +271,51 @@ static int run_with_progress(struct sim *s, bool tty, struct fs_error *e)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	print_progress(s, s->eng.now > t ? s->eng.now : t, seconds_between(&t0, &now), tty, true);
 	return sim_finish(s, e);
+}
+
+int run_simulate(struct sim *s, bool quiet, bool progress, struct fs_error *e)
+{
+	return progress || (!quiet && isatty(STDERR_FILENO)) ? run_with_progress(s, isatty(STDERR_FILENO), e)
+							     : sim_run(s, e);
+}
+
+int run_print_resolved(const struct scenario *sc, struct fs_error *e)
+{
+	/* as the result file records it (h5out_open, after sim_build too) */
+	char *text = yt_emit_string(sc->resolved);
+	int rc = 0;
+
+	if (!text)
+		rc = fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+	else if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
+		rc = fs_fail(e, FS_ERR_OUTPUT, "cannot write to standard output");
+	free(text);
+	return rc;
+}
+
+int run_output_open(struct h5out *out, const char *output, bool force, struct scenario *sc, struct sim *s,
+		    const struct h5out_origin *origin, struct fs_error *e)
+{
+	char default_path[4096];
+	const char *path = output;
+
+	/* before the run, so an unwritable place fails at once */
+	if (!path && h5out_default_path(default_path, sizeof(default_path), sc->name, sc->seed, origin->start, e) < 0)
+		return -1;
+	if (!path)
+		path = default_path;
+	/* never over a file the run read (the scenario, a machine or kernel file) */
+	if (output && h5out_check_path(path, force, (const char *const *)sc->inputs, e) < 0)
+		return -1;
+	if (h5out_open(out, path, sc, &s->series, origin, e) < 0)
+		return -1;
+	series_set_sink(&s->series, h5out_append, out);
+	return 0;
+}
+
+void run_output_note(const struct h5out *out, const struct sim *s)
+{
+	fprintf(stderr, "futexsim: results in %s%s\n", out->published, s->interrupted ? " (marked incomplete)" : "");
 }
 
 /* run --band: the scenario again with each move of `plan` (sim/band.h) after
@@ -326,8 +382,6 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	int status = FS_OK, writing, rc = parse_run_args(argc, argv, &a);
 	struct h5out_origin origin = { argc, argv, time(NULL) };
 	struct fs_error err = { 0 }, write_err = { 0 };
-	char default_path[4096];
-	const char *path = NULL;
 	struct h5out out = { .path = NULL }; /* h5out_abort does nothing until opened */
 	struct scenario sc;
 	struct results res;
@@ -350,15 +404,9 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		status = sim_build(&s, &sc, &err) < 0 ? (err.status ? err.status : FS_ERR_INPUT) : FS_OK;
 		if (status)
 			fprintf(stderr, "futexsim: %s\n", err.msg);
-		/* as the result file records it (h5out_open, after sim_build too) */
-		if (!status && a.print_scenario) {
-			char *text = yt_emit_string(sc.resolved);
-
-			if (!text || fputs(text, stdout) < 0 || fflush(stdout) != 0) {
-				fprintf(stderr, "futexsim: %s\n", text ? "cannot write to standard output" : "out of memory");
-				status = text ? FS_ERR_OUTPUT : FS_ERR_RUNTIME;
-			}
-			free(text);
+		if (!status && a.print_scenario && run_print_resolved(&sc, &err) < 0) {
+			fprintf(stderr, "futexsim: %s\n", err.msg);
+			status = err.status;
 		}
 		sim_free(&s);
 		scenario_free(&sc);
@@ -377,20 +425,9 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		goto out;
 	}
-	if (writing) {
-		/* before the run, so an unwritable place fails at once */
-		path = a.output;
-		if (!path && h5out_default_path(default_path, sizeof(default_path), sc.name, sc.seed, origin.start,
-						&err) == 0)
-			path = default_path;
-		/* never over a file the run read (the scenario, a machine or kernel file) */
-		if (path && a.output && h5out_check_path(path, a.force, (const char *const *)sc.inputs, &err) < 0)
-			path = NULL;
-		if (!path || h5out_open(&out, path, &sc, &s.series, &origin, &err) < 0) {
-			status = FS_ERR_OUTPUT;
-			goto out;
-		}
-		series_set_sink(&s.series, h5out_append, &out);
+	if (writing && run_output_open(&out, a.output, a.force, &sc, &s, &origin, &err) < 0) {
+		status = FS_ERR_OUTPUT;
+		goto out;
 	}
 	s.eng.interrupt = interrupt;
 	if (!a.quiet) {
@@ -406,9 +443,7 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		fflush(stdout);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((a.progress || (!a.quiet && isatty(STDERR_FILENO)))
-		    ? run_with_progress(&s, isatty(STDERR_FILENO), &err) < 0
-		    : sim_run(&s, &err) < 0) {
+	if (run_simulate(&s, a.quiet, a.progress, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		goto out;
 	}
@@ -453,7 +488,7 @@ int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		err = write_err;
 		status = FS_ERR_OUTPUT;
 	} else if (writing && !a.quiet) {
-		fprintf(stderr, "futexsim: results in %s%s\n", out.published, s.interrupted ? " (marked incomplete)" : "");
+		run_output_note(&out, &s);
 	}
 	if (!status && s.interrupted) {
 		fprintf(stderr, "futexsim: interrupted at %.6g ms of %.6g ms simulated; the figures cover that time\n",
