@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/cmd/cmd.h"
 #include "sim/core/error.h"
+#include "sim/h5out.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -28,7 +30,8 @@
 
 const char perfbench_usage[] =
 	"usage: futexsim bench [-r N] futex SUITE [OPTIONS] [-v] [--machine NAME] [--kernel NAME]\n"
-	"                      [--scenario FILE] [--cpus LIST]\n"
+	"                      [--scenario FILE] [--cpus LIST] [-o FILE.h5] [--quiet] [--progress]\n"
+	"                      [--print-scenario]\n"
 	"\n"
 	"perf bench futex, simulated: perf's suites, options and output, line for line.\n"
 	"SUITE: hash, wake, wake-parallel, requeue or lock-pi. Differences from perf: the PID is the simulated\n"
@@ -36,8 +39,9 @@ const char perfbench_usage[] =
 	"with perf's resolution (hash: whole seconds, 0 for the default 0.01 s; the other\n"
 	"wake suites: whole microseconds, as perf's tv_usec), -v prints the exact figures;\n"
 	"standard output is the same, byte for byte, for the same options. No result file\n"
-	"is written (futexsim run writes one; the suites are workload.type hash-bench, wake,\n"
-	"wake-parallel, requeue and lock-pi).\n"
+	"is written unless -o names one (the suites are workload.type hash-bench, wake,\n"
+	"wake-parallel, requeue and lock-pi: --print-scenario prints the scenario for\n"
+	"futexsim run).\n"
 	"\n"
 	"perf bench's option:\n"
 	"  -r, --repeat N     wake, wake-parallel, requeue: runs (default 10)\n"
@@ -71,15 +75,38 @@ const char perfbench_usage[] =
 	"                     0-13, ...), e.g. a node-bound run\n"
 	"  --node N           the CPUs of node N only (--cpus nodeN), as perf's node-bound\n"
 	"                     runs restrict the online CPUs\n"
+	"  -o FILE.h5, --output FILE.h5\n"
+	"                     write the result file as futexsim run -o writes it (every\n"
+	"                     figure, the time series, the provenance: futexsim show,\n"
+	"                     explain and c2c read it), with run's protections: a new name\n"
+	"                     or a regular file it replaces, never a device, FIFO,\n"
+	"                     directory or a file the run reads, a symbolic link only with\n"
+	"                     --force; - for none. Standard output stays perf's lines\n"
+	"  --force            let -o replace a symbolic link\n"
+	"  --quiet            print errors only, as futexsim run --quiet: nothing on stdout,\n"
+	"                     no progress or note on stderr; not with --progress or -v\n"
+	"                     (no -q: requeue's -q is perf's)\n"
+	"  --progress         print the progress on stderr even when it is not a terminal,\n"
+	"                     as futexsim run --progress (on a terminal it is shown by\n"
+	"                     default); it changes no result\n"
+	"  --print-scenario   build the scenario the options stand for, print it as resolved\n"
+	"                     (as futexsim run --print-scenario: YAML that futexsim run\n"
+	"                     takes), run nothing\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Not simulated: -I/--immutable (perf 6.16's immutable private hash; run a scenario\n"
 	"with kernel.private_hash.refcount: none instead).\n"
 	"Exit status: 0 success, 1 run failed, 2 bad option, 3 bad scenario, machine or\n"
-	"kernel, 5 refused (resource limit), 130 interrupted.\n"
-	"Examples: futexsim bench futex hash -t 8 -b 16 -s\n"
-	"          futexsim bench -r 5 futex wake -t 16 -w 4\n"
-	"          futexsim bench futex lock-pi -t 4 -r 0.05\n";
+	"kernel, 4 the result file cannot be written, 5 refused (resource limit), 130\n"
+	"interrupted. Abbreviated long options mean what they mean to perf: futexsim's own\n"
+	"options abbreviate only where none of perf's matches.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim bench futex hash -t 8 -b 16 -s\n"
+	"  $ futexsim bench -r 5 futex wake -t 16 -w 4\n"
+	"  $ futexsim bench futex lock-pi -t 4 -r 0.05\n"
+	"  $ futexsim bench futex hash -t 4 -o hash.h5 && futexsim c2c hash.h5 -n 5\n"
+	"  $ futexsim bench futex hash -b 16 --print-scenario > hash.yaml && futexsim run hash.yaml\n";
 
 enum suite { S_HASH, S_WAKE, S_WAKE_PARALLEL, S_REQUEUE, S_LOCK_PI, S_NSUITES };
 static const char *const suite_names[S_NSUITES] = { "hash", "wake", "wake-parallel", "requeue", "lock-pi" };
@@ -94,8 +121,10 @@ struct bench_opts {
 	unsigned repeat;      /* perf bench -r: runs of the wake suites */
 	long buckets;         /* -1: the kernel's */
 	bool buckets_given, shared, silent, verbose, broadcast, multi, pi;
+	bool force, quiet, progress, print_scenario; /* as futexsim run's */
 	double runtime;
 	const char *machine, *kernel, *scenario, *cpus;
+	const char *output;   /* -o FILE.h5: the result file, as futexsim run -o writes it; NULL: none */
 	char node_cpus[16];   /* --node N as a CPU list: nodeN */
 	char error[256];      /* a bad option's message */
 	const char *own_option; /* the last of futexsim's own options given (not perf's), or NULL */
@@ -106,7 +135,7 @@ struct bench_opts {
 
 enum opt_id { O_RUNTIME, O_THREADS, O_FUTEXES, O_BUCKETS, O_SILENT, O_SHARED, O_MLOCK, O_VERBOSE,
 	      O_MACHINE, O_KERNEL, O_SCENARIO, O_CPUS, O_HELP, O_IMMUTABLE, O_NWAKES, O_NWAKERS, O_NREQUEUE,
-	      O_BROADCAST, O_PI, O_NODE, O_MULTI };
+	      O_BROADCAST, O_PI, O_NODE, O_MULTI, O_OUTPUT, O_FORCE, O_QUIET, O_PROGRESS, O_PRINT_SCENARIO };
 
 static const struct bench_option {
 	char short_name;
@@ -136,6 +165,11 @@ static const struct bench_option {
 	{ 0, "scenario", true, O_SCENARIO, ALL_SUITES, "Base scenario" },
 	{ 0, "cpus", true, O_CPUS, ALL_SUITES, "CPUs the threads run on" },
 	{ 0, "node", true, O_NODE, ALL_SUITES, "Only the CPUs of this node (--cpus nodeN)" },
+	{ 'o', "output", true, O_OUTPUT, ALL_SUITES, "Write the result file, as futexsim run -o" },
+	{ 0, "force", false, O_FORCE, ALL_SUITES, "Let -o replace a symbolic link" },
+	{ 0, "quiet", false, O_QUIET, ALL_SUITES, "Print errors only" },
+	{ 0, "progress", false, O_PROGRESS, ALL_SUITES, "Print the progress on stderr" },
+	{ 0, "print-scenario", false, O_PRINT_SCENARIO, ALL_SUITES, "Print the scenario as resolved, run nothing" },
 	{ 'h', "help", false, O_HELP, ALL_SUITES, NULL },
 	{ 'I', "immutable", false, O_IMMUTABLE, SUITE(S_HASH), NULL },
 };
@@ -153,7 +187,7 @@ static void print_perf_usage(enum suite suite)
 			continue;
 		if (opt->short_name)
 			snprintf(lhs, sizeof(lhs), "-%c, --%s%s", opt->short_name, opt->long_name,
-				 opt->takes_value ? " <n>" : "");
+				 !opt->takes_value ? "" : opt->id == O_OUTPUT ? " <file>" : " <n>");
 		else
 			snprintf(lhs, sizeof(lhs), "    --%s%s", opt->long_name, opt->takes_value ? " <name>" : "");
 		fprintf(stderr, "    %-22s%s\n", lhs, opt->help);
@@ -188,7 +222,8 @@ static int parse_uint(const char *v, unsigned long max, unsigned long *out)
 static bool futexsim_only(enum opt_id id)
 {
 	return id == O_VERBOSE || id == O_MACHINE || id == O_KERNEL || id == O_SCENARIO || id == O_CPUS ||
-	       id == O_NODE;
+	       id == O_NODE || id == O_OUTPUT || id == O_FORCE || id == O_QUIET || id == O_PROGRESS ||
+	       id == O_PRINT_SCENARIO;
 }
 
 /* The warm-up before -r SECS measured: a tenth of it, at most 1 ms. */
@@ -213,7 +248,7 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 		return !o->as_long ? bad_option(o, "switch `%s' requires a value", (char[2]){ opt->short_name, 0 })
 				       : bad_option(o, "option `%s' requires a value", opt->long_name);
 	if (opt->takes_value && !(opt->id == O_MACHINE || opt->id == O_KERNEL || opt->id == O_SCENARIO ||
-				  opt->id == O_CPUS)) {
+				  opt->id == O_CPUS || opt->id == O_OUTPUT)) {
 		char *end;
 
 		errno = 0;
@@ -310,6 +345,23 @@ static int apply_option(struct bench_opts *o, const struct bench_option *opt, co
 	case O_PI:
 		o->pi = true;
 		break;
+	case O_OUTPUT: /* as futexsim run's -o: a file name, or - for none */
+		if (!run_output_name_ok(v))
+			return bad_option(o, "%s needs a file name (or - for none)", name);
+		o->output = strcmp(v, "-") ? v : NULL;
+		break;
+	case O_FORCE:
+		o->force = true;
+		break;
+	case O_QUIET:
+		o->quiet = true;
+		break;
+	case O_PROGRESS:
+		o->progress = true;
+		break;
+	case O_PRINT_SCENARIO:
+		o->print_scenario = true;
+		break;
 	}
 	return 0;
 }
@@ -331,7 +383,10 @@ static const struct bench_option *find_option(enum suite suite, const char *name
 
 /* A long option as perf's parse_long_opt() finds it: the exact name, else the only
  * option it abbreviates; "no-NAME" (abbreviated too) negates one of perf's options.
- * NULL with o->error set when none or several match. */
+ * An abbreviation is looked for among perf's options first, so that it means what it
+ * means to perf (requeue's --p is --pi, not --progress); futexsim's own options are
+ * abbreviated only when none of perf's matches. NULL with o->error set when none or
+ * several match. */
 static const struct bench_option *find_long_option(struct bench_opts *o, const char *name, size_t len,
 						   bool *negated)
 {
@@ -341,21 +396,23 @@ static const struct bench_option *find_long_option(struct bench_opts *o, const c
 	*negated = false;
 	if ((hit = find_option(o->suite, name, len, 0)))
 		return hit;
-	for (size_t k = 0; k < NOPTIONS; k++) {
-		const struct bench_option *opt = &options[k];
-		const char *n = no ? name + 3 : name;
-		size_t l = no ? len - 3 : len;
+	/* pass 0: perf's options; pass 1: futexsim's (never negated) */
+	for (int own = 0; own < 2 && !hit && !(own && no); own++)
+		for (size_t k = 0; k < NOPTIONS; k++) {
+			const struct bench_option *opt = &options[k];
+			const char *n = no ? name + 3 : name;
+			size_t l = no ? len - 3 : len;
 
-		if (!(opt->suites & SUITE(o->suite)) || !opt->help || strncmp(opt->long_name, n, l) ||
-		    (no && futexsim_only(opt->id)))
-			continue;
-		if (!no && strlen(opt->long_name) == l)
-			return opt;
-		if (!hit)
-			hit = opt;
-		else if (!other)
-			other = opt;
-	}
+			if (!(opt->suites & SUITE(o->suite)) || !opt->help || strncmp(opt->long_name, n, l) ||
+			    futexsim_only(opt->id) != (own == 1))
+				continue;
+			if (!no && strlen(opt->long_name) == l)
+				return opt;
+			if (!hit)
+				hit = opt;
+			else if (!other)
+				other = opt;
+		}
 	if (other) {
 		snprintf(o->error, sizeof(o->error), "Ambiguous option: %.*s (could be --%s%s or --%s%s)", (int)len, name,
 			 no ? "no-" : "", hit->long_name, no ? "no-" : "", other->long_name);
@@ -613,12 +670,15 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 {
 	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
 	struct perfbench_sets *b;
-	struct fs_error err = { 0 };
+	struct fs_error err = { 0 }, write_err = { 0 };
+	struct h5out_origin origin = { argc, argv, time(NULL) };
+	struct h5out out = { .path = NULL }; /* h5out_abort does nothing until opened */
 	struct scenario sc;
 	struct results res;
 	struct sim s;
 	struct timespec t0, t1;
 	int status = FS_OK;
+	bool writing;
 
 	switch (parse_command(argc, argv, &o)) {
 	case PARSED_NO_SUITE:
@@ -642,6 +702,14 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	case PARSED_RUN:
 		break;
 	}
+	/* as futexsim run: --quiet prints errors only */
+	if (run_check_quiet("bench", o.quiet, o.progress))
+		return FS_ERR_USAGE;
+	if (o.quiet && o.verbose) {
+		fprintf(stderr, "futexsim bench: --quiet and -v exclude each other (--quiet prints errors only)\n");
+		return FS_ERR_USAGE;
+	}
+	writing = o.output && !o.print_scenario; /* --print-scenario writes nothing, as run's */
 	if (!(b = calloc(1, sizeof(*b)))) {
 		fprintf(stderr, "futexsim: out of memory\n");
 		return FS_ERR_RUNTIME;
@@ -688,17 +756,31 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		goto out;
 	}
+	if (o.print_scenario) { /* as run --print-scenario: built, then printed; nothing run */
+		if (run_print_resolved(&sc, &err) < 0) {
+			fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
+			status = err.status;
+		}
+		goto out;
+	}
+	if (writing && run_output_open(&out, o.output, o.force, &sc, &s, &origin, &err) < 0) {
+		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
+		status = FS_ERR_OUTPUT;
+		goto out;
+	}
 	s.eng.interrupt = interrupt;
 	/* perf's header, before the run as perf prints it */
-	printf("# Running 'futex/%s' benchmark:\n", suite_names[o.suite]);
-	if (o.suite == S_HASH)
-		printf("Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %d secs.\n\n",
-		       s.nthreads, o.futexes, o.shared ? "shared" : "private", (int)o.runtime);
-	else
-		sc.wl_type->print_header(sc.wl_params, s.wl, o.runtime, stdout);
-	fflush(stdout);
+	if (!o.quiet) {
+		printf("# Running 'futex/%s' benchmark:\n", suite_names[o.suite]);
+		if (o.suite == S_HASH)
+			printf("Run summary [PID 0]: %u threads, each operating on %u [%s] futexes for %d secs.\n\n",
+			       s.nthreads, o.futexes, o.shared ? "shared" : "private", (int)o.runtime);
+		else
+			sc.wl_type->print_header(sc.wl_params, s.wl, o.runtime, stdout);
+		fflush(stdout);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (sim_run(&s, &err) < 0) {
+	if (run_simulate(&s, o.quiet, o.progress, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
 		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		goto out;
@@ -711,28 +793,40 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 		status = FS_ERR_RUNTIME;
 		goto out;
 	}
-	results_print_perf(&res, o.silent, stdout);
-	if (o.suite == S_HASH)
-		print_hashing(&o, &s, stdout);
+	/* the file first, as run writes it: the lines are printed even when writing it failed */
+	if (writing && h5out_finish(&out, &sc, &res, &write_err) < 0)
+		writing = false;
+	if (!o.quiet) {
+		results_print_perf(&res, o.silent, stdout);
+		if (o.suite == S_HASH)
+			print_hashing(&o, &s, stdout);
+	}
 	if (o.verbose) {
 		fputc('\n', stdout);
 		results_print_own_figures(&res, stdout);
 		fflush(stdout);
 		results_print_speed(&res, stderr);
 	}
-	if (o.suite != S_HASH && o.suite != S_LOCK_PI && !s.tasks.finished && !s.interrupted)
+	if (!o.quiet && o.suite != S_HASH && o.suite != S_LOCK_PI && !s.tasks.finished && !s.interrupted)
 		fprintf(stderr, "futexsim: the %u runs did not end within %s simulated; the figures cover those that did\n",
 			o.repeat, SUITE_TIME_LIMIT);
 	results_free(&res);
+	if (write_err.status) {
+		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], write_err.msg);
+		status = FS_ERR_OUTPUT;
+	} else if (writing && !o.quiet) {
+		run_output_note(&out, &s);
+	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "futexsim: cannot write to standard output\n");
 		status = FS_ERR_OUTPUT;
-	} else if (s.interrupted) {
+	} else if (!status && s.interrupted) {
 		fprintf(stderr, "futexsim: interrupted at %.6g ms of %.6g ms simulated; the figures cover that time\n",
 			(double)s.eng.now / 1e9, (double)s.end / 1e9);
 		status = FS_ERR_INTERRUPTED;
 	}
 out:
+	h5out_abort(&out);
 	sim_free(&s);
 	scenario_free(&sc);
 	free(b);

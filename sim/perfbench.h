@@ -7,7 +7,8 @@
  * print what perf prints, line for line (tools/perf/bench/futex-*.c, perf 6.16+):
  * the "# Running" and "Run summary" header, the per-thread (hash) or per-run lines
  * unless -s, the summary line, and for hash the "Futex hashing:" line; futexsim's
- * own figures follow with -v. No result file. */
+ * own figures follow with -v. -o, --quiet, --progress and --print-scenario are
+ * futexsim run's, through the parts of run it shares (sim/cmd/cmd.h). */
 #ifndef FUTEXSIM_PERFBENCH_H
 #define FUTEXSIM_PERFBENCH_H
 

@@ -2,7 +2,8 @@
 /* Tests of `futexsim bench futex SUITE`, perf bench futex's front door: every line
  * of its output parsed with regexes of the formats perf prints (tools/perf/bench/
  * futex-hash.c, futex-wake.c, futex-wake-parallel.c, futex-requeue.c and futex.c,
- * perf 6.16+), -s, -b, perf bench's -r, bad options, and, when perf is installed
+ * perf 6.16+), -s, -b, perf bench's -r, bad options, futexsim's -o, --print-scenario,
+ * --quiet and --progress (run's), and, when perf is installed
  * and runs, perf's own output of each suite parsed with the same regexes: the same
  * lines in the same order. Runs $FUTEXSIM or bin/futexsim. */
 #include <check.h>
@@ -309,6 +310,12 @@ START_TEST(test_perf_parse_options)
 		{ "hash -t x", 2, " Error: switch `t' expects a numerical value", NULL },
 		{ "hash --threads=x", 2, " Error: option `threads' expects a numerical value", NULL },
 		{ "hash --no-machine", 2, "unknown option `no-machine'", NULL },
+		/* an abbreviation means what it means to perf: perf's options before futexsim's */
+		{ "requeue --p -t 2 -s", 0, "to PI 0x", NULL },
+		{ "hash --m -t 1 -s -r 0.0001", 0, "Averaged ", NULL },
+		{ "lock-pi --m", 2, " Error: Ambiguous option: m (could be --multi or --mlockall)", NULL },
+		{ "hash --prog -t 1 -s -r 0.0001", 0, "Averaged ", NULL },
+		{ "hash --pr", 2, " Error: Ambiguous option: pr (could be --progress or --print-scenario)", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -398,6 +405,225 @@ START_TEST(test_same_lines_as_perf)
 }
 END_TEST
 
+/* `futexsim bench ARGS` run in `dir`, its standard output and error apart (malloc'd);
+ * its exit status. */
+static int bench_split(const char *dir, const char *args, char **out, char **err)
+{
+	char *ignored;
+	int status = tu_shellf(&ignored, "cd '%s' && '%s' bench %s >stdout 2>stderr", dir, tu_bin(), args);
+
+	free(ignored);
+	ck_assert_int_eq(tu_shellf(out, "cat '%s/stdout'", dir), 0);
+	ck_assert_int_eq(tu_shellf(err, "cat '%s/stderr'", dir), 0);
+	return status;
+}
+
+/* The figure of the summary line that starts with `prefix` (perf's Averaged, or a wake
+ * suite's Wokeup line) up to `end` (malloc'd), or NULL. */
+static char *summary_line(const char *text, const char *prefix, const char *end)
+{
+	const char *l = text, *e;
+
+	while (l && strncmp(l, prefix, strlen(prefix)))
+		l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+	if (!l || !(e = strstr(l, end)))
+		return NULL;
+	return strndup(l, (size_t)(e - l));
+}
+
+/* The summary line from `prefix` to `end` is in both outputs, the same: what bench
+ * printed (`printed`) and what `what` printed of its file or scenario (`other`). */
+static void assert_same_figure(const char *args, const char *printed, const char *other, const char *prefix,
+			       const char *end, const char *what)
+{
+	char *want = summary_line(printed, prefix, end), *got = summary_line(other, prefix, end);
+
+	ck_assert_msg(want && got && !strcmp(want, got), "%s: bench printed '%s', %s '%s':\n%s", args,
+		      want ? want : "(none)", what, got ? got : "(none)", other);
+	free(want);
+	free(got);
+}
+
+/* -o FILE.h5 writes the result file run -o writes: show reads back the same figure
+ * perf's summary line printed, explain and c2c read it; standard output is perf's lines
+ * as without -o; run's output-path protections */
+START_TEST(test_output_file)
+{
+	static const struct {
+		const char *args, *prefix, *end;
+	} cases[] = {
+		{ "futex hash -t 2 -r 0.001", "Averaged ", ", total secs" },
+		{ "-r 2 futex wake -t 4 -s", "Wokeup ", "\n" },
+	};
+	char dir[64];
+
+	tu_mkdtemp(dir, "futexsim-bench-o");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char args[256], *plain, *out, *err, *shown;
+
+		ck_assert_int_eq(bench_split(dir, cases[i].args, &plain, &err), 0);
+		free(err);
+		snprintf(args, sizeof(args), "%s -o b%zu.h5", cases[i].args, i);
+		ck_assert_int_eq(bench_split(dir, args, &out, &err), 0);
+		ck_assert_str_eq(out, plain); /* perf's lines, byte for byte */
+		ck_assert_msg(strstr(err, "futexsim: results in b"), "%s: stderr:\n%s", args, err);
+		ck_assert_int_eq(tu_shellf(&shown, "cd '%s' && '%s' show b%zu.h5", dir, tu_bin(), i), 0);
+		assert_same_figure(args, out, shown, cases[i].prefix, cases[i].end, "show");
+		free(shown);
+		ck_assert_int_eq(tu_shellf(&shown, "cd '%s' && '%s' explain b%zu.h5", dir, tu_bin(), i), 0);
+		ck_assert_ptr_nonnull(strstr(shown, "ns per op"));
+		free(shown);
+		ck_assert_int_eq(tu_shellf(&shown, "cd '%s' && '%s' c2c b%zu.h5 -n 2", dir, tu_bin(), i), 0);
+		ck_assert_ptr_nonnull(strstr(shown, "transfers"));
+		free(shown);
+		free(plain);
+		free(out);
+		free(err);
+	}
+	/* run's protections: no device, no symbolic link without --force, no input of the run */
+	{
+		char *out, *err;
+
+		ck_assert_int_eq(bench_split(dir, "futex hash -t 1 -r 0.0001 -o /dev/null", &out, &err), 4);
+		ck_assert_ptr_nonnull(strstr(err, "cannot write /dev/null: it is not a regular file"));
+		ck_assert_str_eq(out, "");
+		free(out);
+		free(err);
+		ck_assert_int_eq(tu_shellf(&out, "cd '%s' && ln -s b0.h5 link.h5 && cp b0.h5 before.h5", dir), 0);
+		free(out);
+		ck_assert_int_eq(bench_split(dir, "futex hash -t 1 -r 0.0001 -o link.h5", &out, &err), 4);
+		ck_assert_ptr_nonnull(strstr(err, "it is a symbolic link (--force replaces the link"));
+		free(out);
+		free(err);
+		ck_assert_int_eq(tu_shellf(&out, "cd '%s' && test -L link.h5 && cmp b0.h5 before.h5", dir), 0);
+		free(out);
+		ck_assert_int_eq(bench_split(dir, "futex hash -t 1 -r 0.0001 -s -o link.h5 --force", &out, &err), 0);
+		free(out);
+		free(err);
+		ck_assert_int_eq(tu_shellf(&out, "cd '%s' && test -f link.h5 && ! test -L link.h5 && cmp b0.h5 before.h5",
+					   dir), 0);
+		free(out);
+		/* the tests run at the top of the tree */
+		ck_assert_int_eq(tu_shellf(&out, "cp scenarios/quickstart.yaml '%s/q.yaml'", dir), 0);
+		free(out);
+		ck_assert_int_eq(bench_split(dir, "futex hash -t 1 -r 0.0001 --scenario q.yaml -o q.yaml", &out, &err), 4);
+		ck_assert_ptr_nonnull(strstr(err, "it is an input of the run"));
+		free(out);
+		free(err);
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* --print-scenario prints the scenario the options stand for, as run --print-scenario
+ * does: futexsim run checks it, and runs it to the figure bench prints; nothing run */
+START_TEST(test_print_scenario)
+{
+	static const struct {
+		const char *args, *prefix, *end;
+	} cases[] = {
+		{ "futex hash -t 2 -r 0.001 -b 16", "Averaged ", " operations/sec" },
+		{ "futex lock-pi -t 2 -r 0.001", "Averaged ", " operations/sec" },
+		{ "-r 2 futex requeue -t 4 -s", "Requeued ", "\n" },
+	};
+	char dir[64];
+
+	tu_mkdtemp(dir, "futexsim-bench-ps");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char args[256], *bench_out, *out, *err, *ran;
+
+		ck_assert_int_eq(bench_split(dir, cases[i].args, &bench_out, &err), 0);
+		free(err);
+		snprintf(args, sizeof(args), "%s --print-scenario", cases[i].args);
+		ck_assert_int_eq(bench_split(dir, args, &out, &err), 0);
+		ck_assert_msg(!strstr(out, "# Running") && strstr(out, "\nworkload:"), "%s:\n%s", args, out);
+		ck_assert_str_eq(err, "");
+		free(out);
+		free(err);
+		ck_assert_int_eq(tu_shellf(&ran, "cd '%s' && cp stdout s%zu.yaml && '%s' run s%zu.yaml --check", dir, i,
+					   tu_bin(), i), 0);
+		ck_assert_str_eq(ran, "");
+		free(ran);
+		ck_assert_int_eq(tu_shellf(&ran, "cd '%s' && '%s' run s%zu.yaml --no-output 2>/dev/null", dir, tu_bin(), i),
+				 0);
+		assert_same_figure(args, bench_out, ran, cases[i].prefix, cases[i].end, "run of its scenario");
+		free(ran);
+		free(bench_out);
+	}
+	/* --print-scenario writes no file, as run's */
+	{
+		char *out, *err;
+
+		ck_assert_int_eq(bench_split(dir, "futex hash -t 1 --print-scenario -o none.h5", &out, &err), 0);
+		free(out);
+		free(err);
+		ck_assert_int_eq(tu_shellf(&out, "test ! -e '%s/none.h5'", dir), 0);
+		free(out);
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* --quiet: errors only (nothing on either stream, the file written); --progress: the
+ * progress on stderr, standard output unchanged; the combinations run refuses, refused */
+START_TEST(test_quiet_and_progress)
+{
+	char dir[64], *out, *err, *plain;
+
+	tu_mkdtemp(dir, "futexsim-bench-q");
+	ck_assert_int_eq(bench_split(dir, "futex hash -t 2 -r 0.001 --quiet", &out, &err), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	ck_assert_int_eq(bench_split(dir, "-r 2 futex wake -t 4 --quiet -o q.h5", &out, &err), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	ck_assert_int_eq(tu_shellf(&out, "cd '%s' && '%s' show q.h5 | grep -q '^Wokeup 4 of 4 threads in '", dir,
+				   tu_bin()), 0);
+	free(out);
+	/* an error still says so under --quiet */
+	ck_assert_int_eq(bench_split(dir, "futex hash -t 1 --quiet --machine no-such-machine", &out, &err), 3);
+	ck_assert_ptr_nonnull(strstr(err, "no-such-machine"));
+	free(out);
+	free(err);
+	ck_assert_int_eq(bench_split(dir, "futex hash -t 2 -r 0.001", &plain, &err), 0);
+	free(err);
+	ck_assert_int_eq(bench_split(dir, "futex hash -t 2 -r 0.001 --progress", &out, &err), 0);
+	ck_assert_str_eq(out, plain);
+	ck_assert_msg(strstr(err, "progress: 1.1 of 1.1 ms simulated (100%), "), "stderr:\n%s", err);
+	free(out);
+	free(err);
+	free(plain);
+	/* refused as run refuses them, and -v (futexsim's figures) with --quiet */
+	{
+		static const struct {
+			const char *args, *msg;
+		} bad[] = {
+			{ "futex hash --quiet --progress", "futexsim bench: --quiet and --progress exclude each other (--quiet "
+							   "prints errors only)" },
+			{ "futex wake --progress --quiet", "--quiet and --progress exclude each other" },
+			{ "futex hash --quiet -v", "futexsim bench: --quiet and -v exclude each other" },
+			{ "futex hash -o", " Error: switch `o' requires a value" },
+			{ "futex hash --output", " Error: option `output' requires a value" },
+			{ "futex hash -o -s", " Error: -o/--output needs a file name (or - for none)" },
+			{ "futex hash --no-quiet", "unknown option `no-quiet'" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			ck_assert_int_eq(bench_split(dir, bad[i].args, &out, &err), 2);
+			ck_assert_msg(strstr(err, bad[i].msg), "%s: no '%s' in:\n%s", bad[i].args, bad[i].msg, err);
+			ck_assert_msg(!strstr(out, "Averaged"), "%s ran:\n%s", bad[i].args, out);
+			free(out);
+			free(err);
+		}
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("perfbench");
@@ -410,6 +636,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_perf_parse_options);
 	tcase_add_test(tc, test_wake_parallel_default_wakers);
 	tcase_add_test(tc, test_same_lines_as_perf);
+	tcase_add_test(tc, test_output_file);
+	tcase_add_test(tc, test_print_scenario);
+	tcase_add_test(tc, test_quiet_and_progress);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
