@@ -113,7 +113,10 @@ static const char usage[] =
 	"the spec names. --max-evals bounds the simplex's evaluations.\n"
 	"--dry-run evaluates the loss at the start values only. --from-outputs takes the\n"
 	"values in the output files as the fit: profiles them and rewrites only the files'\n"
-	"calibration blocks (the covariance that futexsim run --band uses).\n";
+	"calibration blocks (the covariance that futexsim run --band uses).\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim-calibrate --dry-run --spec analysis/calibration-hash.yaml\n";
 
 /* ---- the spec ---- */
 

@@ -21,7 +21,11 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		} else {
 			fprintf(stderr, "usage: futexsim-claims [--duration D] [--only NAME]\n"
-					"Checks every claim of scenarios/claims/ (here, else the installed or source tree's)\nand prints holds / does not hold.\n");
+					"Checks every claim of scenarios/claims/ (here, else the installed or source tree's)\nand prints holds / does not hold.\n"
+					"\n"
+					"Examples:\n"
+					"  $ futexsim-claims --only refcount\n"
+					"  $ futexsim-claims\n");
 			return strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? 2 : 0;
 		}
 	}

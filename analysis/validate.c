@@ -37,7 +37,10 @@ static const char usage[] =
 	"                  of make check: tests/regression/calibration.tsv)\n"
 	"  --band          also each point's 1-sigma band from the fit (futexsim run --band: the\n"
 	"                  points run again at the machine's fitted costs moved along each axis\n"
-	"                  of their covariance; the machine is the first point's)\n";
+	"                  of their covariance; the machine is the first point's)\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim-validate --table e5-v11-2025 --series before-series/shared\n";
 
 static int cmp_double(const void *a, const void *b)
 {

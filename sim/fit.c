@@ -81,7 +81,12 @@ const char fit_usage[] =
 	"  -j N             simulations at once (default: the online CPUs)\n"
 	"  --quiet          no progress on stderr\n"
 	"Exit status: 0 success, 1 a simulation failed, 2 usage, 3 bad measurements or\n"
-	"machine, 4 cannot write the output.\n";
+	"machine, 4 cannot write the output.\n"
+	"\n"
+	"Examples:\n"
+	"  $ printf 'machine: e5-2650-2s-hw\\nruns:\\n  - {perf: \"perf bench futex hash -t 4 -s\", cpus: node0, kernel: linux-6.15, averaged: 2500000}\\n' > rows.yaml\n"
+	"  $ futexsim fit rows.yaml -o my-e5.yaml --quiet\n"
+	"  $ futexsim run quickstart --set machine=my-e5.yaml --no-output\n";
 
 enum unit { U_NS, U_CYCLES, U_FACTOR };
 static const char *const unit_names[] = { "ns", "cycles", "factor" };

@@ -84,7 +84,12 @@ static const char usage_main[] =
 	"A scenario is a file or a name (run quickstart, run workloads/mutex: futexsim list\n"
 	"scenarios), found in DIR/scenarios/ of those directories but the last, then in the\n"
 	"installed or source tree's scenarios/ (FUTEXSIM_DATA replaces the tree).\n"
-	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n";
+	"See README.md and docs/ for the scenario, machine, kernel and result formats.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run quickstart\n"
+	"  $ futexsim bench futex hash -t 4 -b 16\n"
+	"  $ futexsim list scenarios\n";
 
 int main(int argc, char **argv)
 {

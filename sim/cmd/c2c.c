@@ -20,7 +20,11 @@ const char usage_c2c[] =
 	"and writes; the time requests waited for it; what lives on it (object, element,\n"
 	"fields) and the futex path steps that touch those fields (docs/kernel.md). From\n"
 	"the result file's lines/ group, which holds every line that saw traffic.\n"
-	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no lines.\n";
+	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no lines.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run workloads/mutex --set run.duration=2ms -o mutex.h5 --quiet\n"
+	"  $ futexsim c2c mutex.h5 -n 5 --sort remote\n";
 
 int cmd_c2c(int argc, char **argv)
 {

@@ -57,7 +57,12 @@ const char usage_compare[] =
 	"\n"
 	"Files are labelled A, B, C, ... in the order given. Exit status: 0 every threshold\n"
 	"passed, 1 one failed, 2 bad command line, bad expression or unknown figure name (the\n"
-	"message lists the names), 3 a file cannot be read.\n";
+	"message lists the names), 3 a file cannot be read.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run quickstart -o a.h5 --quiet\n"
+	"  $ futexsim run quickstart --set kernel=linux-6.17 -o b.h5 --quiet\n"
+	"  $ futexsim compare a.h5 b.h5 --fail-if 'ops_per_sec < -10%'\n";
 
 #define MAX_THRESHOLDS 64
 

@@ -26,7 +26,11 @@ const char usage_explain[] =
 	"transfers per op by distance, DRAM fills per op and the three hottest lines (futexsim\n"
 	"c2c lists them all). Recorded by every run (threads/time and summary/kernel_work_steps\n"
 	"in the result file); files of earlier versions lack them.\n"
-	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no breakdown.\n";
+	"Exit status: 0, 2 bad command line, 3 the file cannot be read or has no breakdown.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run workloads/mutex --set run.duration=2ms -o mutex.h5 --quiet\n"
+	"  $ futexsim explain mutex.h5\n";
 
 int cmd_explain(int argc, char **argv)
 {

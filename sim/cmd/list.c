@@ -35,7 +35,11 @@ const char usage_list[] =
 	"Options:\n"
 	"  --config-dir DIR  also look in DIR first, as run --config-dir does (repeatable)\n"
 	"  --all             also the parts of presets (machines, kernels)\n"
-	"  -h, --help        show this help\n";
+	"  -h, --help        show this help\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim list machines\n"
+	"  $ futexsim list --all kernels\n";
 
 static int cmp_preset(const void *a, const void *b)
 {

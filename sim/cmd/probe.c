@@ -62,7 +62,12 @@ const char usage_probe[] =
 	"rows follow in the same table and CSV (about 25 s more; --no-blocking leaves them out):\n"
 	"perf bench futex wake, wake-parallel, requeue and lock-pi run by perf where it has\n"
 	"them, and futexsim's own copy of schbench -L's message/worker loop, each beside the\n"
-	"same workload simulated, with their median and max |error|. docs/probe.md.\n";
+	"same workload simulated, with their median and max |error|. docs/probe.md.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim probe --topology\n"
+	"  $ futexsim probe -o myhost.yaml\n"
+	"  $ futexsim run quickstart --set machine=myhost.yaml --set workload.threads=1 --no-output\n";
 
 int cmd_probe(int argc, char **argv)
 {

@@ -48,7 +48,12 @@ const char usage_record[] =
 	"Exit status: 0 the trace was written (whatever PROGRAM's own status, which the\n"
 	"summary says), 1 the tracer failed or recorded nothing (ptrace or perf not\n"
 	"permitted), 2 bad command line or no tracer installed, 3 the tracer's output\n"
-	"could not be read, 4 TRACE could not be written.\n";
+	"could not be read, 4 TRACE could not be written.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim record -o sleep.trace -- sleep 0.01\n"
+	"  $ printf 'machine: e5-2650-2s\\nkernel: linux-6.17\\nworkload: {type: trace, trace: sleep.trace}\\nrun: {duration: 1s, warmup: 0}\\n' > sleep.yaml\n"
+	"  $ futexsim run sleep.yaml --no-output\n";
 
 static int missing(const char *opt)
 {

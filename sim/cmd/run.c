@@ -102,7 +102,13 @@ const char usage_run[] =
 	"mutex, condvar, wake, wake-parallel, requeue, lock-pi, schbench, locktorture or\n"
 	"trace), run {duration, warmup, seed, aslr, max_memory, max_events},\n"
 	"output {per_thread, hottest_lines, interval}.\n"
-	"See docs/scenario.md.\n";
+	"See docs/scenario.md.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run quickstart -o quick.h5 && futexsim show quick.h5\n"
+	"  $ futexsim run quickstart --set kernel.private_hash.buckets=16 --seed 3 --no-output\n"
+	"  $ futexsim run workloads/mutex --set run.duration=2ms --per-thread --no-output\n"
+	"  $ futexsim run quickstart --print-scenario > mine.yaml && futexsim run mine.yaml --check\n";
 
 /* --set overrides a run takes at most */
 #define MAX_SETS 256

@@ -36,7 +36,13 @@ const char usage_show[] =
 	"  --scenario    print the scenario as resolved (presets, overrides and defaults\n"
 	"                filled in): YAML that `futexsim run` accepts\n"
 	"  -h, --help    show this help\n"
-	"See docs/results-format.md for the columns and keys.\n";
+	"See docs/results-format.md for the columns and keys.\n"
+	"\n"
+	"Examples:\n"
+	"  $ futexsim run quickstart -o quick.h5 --quiet\n"
+	"  $ futexsim show quick.h5\n"
+	"  $ futexsim show --csv quick.h5\n"
+	"  $ futexsim show --scenario quick.h5 > again.yaml && futexsim run again.yaml --no-output\n";
 
 #define MAX_SHOW_FIGURES 256
 
