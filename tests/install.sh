@@ -1,7 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `make install` into a staging directory (DESTDIR, PREFIX=/usr/local), then the
-# installed futexsim run from another directory: it must find the installed
+# `make install` into a staging directory (DESTDIR, PREFIX=/usr/local) from a copy of
+# the built tree (nothing rebuilds: the copy keeps the objects' times and, through
+# REVISION, the revision), the copy deleted, then the installed futexsim run from
+# another directory: every installed command's documented examples (the EXAMPLES of
+# each installed man page, or of --help, run in order in a fresh directory with the
+# installed bin/ first on PATH; each must exit 0), and it must find the installed
 # presets by name (one that exists only in the installed copy), never the build
 # tree's configs/; FUTEXSIM_PATH and --config-dir add directories searched first,
 # an unknown preset names every directory tried, `list` sees them; scenarios run and
@@ -37,11 +41,31 @@ prefix=/usr/local
 bin=$stage$prefix/bin/futexsim
 share=$stage$prefix/share/futexsim
 
-if ! (cd "$here" && $make --no-print-directory -s install DESTDIR="$stage" PREFIX="$prefix") >"$tmp/install.log" 2>&1; then
+# the tree built (in make check it is already), then copied without git and what runs
+# leave behind, installed from the copy and the copy deleted: the installed files can
+# need nothing of a source tree
+if ! (cd "$here" && $make --no-print-directory -s all) >"$tmp/install.log" 2>&1; then
 	cat "$tmp/install.log"
-	echo "FAILED: make install DESTDIR=$stage PREFIX=$prefix"
+	echo "FAILED: make all in $here"
 	exit 1
 fi
+rev=$("$here/bin/futexsim" --version | sed -n 's/^futexsim .* (git \(.*\))$/\1/p')
+src=$tmp/src
+mkdir -p "$src" && (cd "$here" && tar cf - --exclude=./.git --exclude=./results --exclude=./build-san \
+	--exclude=./build-fuzz --exclude=./build-ref .) | (cd "$src" && tar xpf -) ||
+	skip "cannot copy the tree into $src"
+if ! (cd "$src" && $make --no-print-directory -s install DESTDIR="$stage" PREFIX="$prefix" REVISION="$rev") \
+	>"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	echo "FAILED: make install DESTDIR=$stage PREFIX=$prefix from a copy of the tree"
+	exit 1
+fi
+check "make install from the copy rebuilt nothing (no CC or LD line)" \
+	sh -c "! grep -q '^  \(CC\|LD\|CC+LD\) ' '$tmp/install.log'"
+check "the installed futexsim names the tree's revision ($rev)" \
+	sh -c "'$stage$prefix/bin/futexsim' --version | grep -q '(git $rev)\$'"
+rm -rf "$src"
+check "the copy is gone" test ! -e "$src"
 check "the binary, the tools and the data are installed" \
 	test -x "$bin" -a -x "$stage$prefix/bin/futexsim-validate" -a -f "$share/configs/machines/small-1node.yaml" \
 	-a -f "$share/configs/kernels/linux-6.18.yaml" -a -f "$share/scenarios/quickstart.yaml" \
@@ -128,10 +152,67 @@ if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
 			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null >'$tmp/man' && grep -q 'usage' '$tmp/man' && grep -q '^SEE ALSO' '$tmp/man' && grep -q 'futexsim-run(1)' '$tmp/man'"
 	done
 	check "futexsim(1) names the installed configs directory, as the installed --help does" \
-		sh -c "sed 's/\\\\-/-/g' '$stage$prefix/share/man/man1/futexsim.1' >'$tmp/man' && grep -q '$prefix/share/futexsim/configs' '$tmp/man' && ! grep -q '$here' '$tmp/man'"
+		sh -c "sed 's/\\\\-/-/g' '$stage$prefix/share/man/man1/futexsim.1' >'$tmp/man' && grep -q '$prefix/share/futexsim/configs' '$tmp/man' && ! grep -q '$here' '$tmp/man' && ! grep -q '$src' '$tmp/man'"
 else
 	echo "install.sh: man pages not checked: help2man or man is missing (apt-get install help2man man-db)"
 fi
+
+# every installed command's documented examples, from the installed pages: the EXAMPLES
+# of each man page (its "  $ COMMAND" lines, as man renders them), or without help2man
+# the Examples: of the command's --help; futexsim-collect and -plot (no man page) from
+# their --help. Each command's run in order, by sh, in a fresh directory of its own, the
+# installed bin/ first on PATH and no FUTEXSIM_* variable set: each must exit 0. Short
+# variants (long examples): probe -o measures for 20 s by default, run here with
+# --seconds 1. Skipped, loudly: record's without strace or perf, the Python tools'
+# without /usr/bin/python3 and h5py, numpy and matplotlib. futexsim-study's use is the
+# installed study below (its script runs it).
+man1=$stage$prefix/share/man/man1
+examples_of() { # PAGE: its examples, one a line
+	if [ -f "$man1/$1.1" ] && command -v man >/dev/null 2>&1; then
+		LC_ALL=C MANWIDTH=1000 man -l "$man1/$1.1" 2>/dev/null |
+			awk '/^EXAMPLES/ { on = 1; next } /^[^ ]/ { on = 0 } on && /^ +\$ / { sub(/^ +\$ /, ""); print }'
+	else
+		if [ -x "$stage$prefix/bin/$1" ]; then "$stage$prefix/bin/$1" --help; else "$bin" "${1#futexsim-}" --help; fi 2>&1 |
+			awk '/^Examples[ :(]/ { on = 1; next } /^[^ ]/ { on = 0 } on && /^ +\$ / { sub(/^ +\$ /, ""); print }'
+	fi
+}
+pages="futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-explain futexsim-c2c futexsim-list
+	futexsim-probe futexsim-record futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims"
+if /usr/bin/python3 -c 'import h5py, numpy, matplotlib' 2>/dev/null; then
+	pages="$pages futexsim-collect futexsim-plot"
+else
+	echo "install.sh: SKIP: the examples of futexsim-collect and -plot: /usr/bin/python3 lacks h5py, numpy or matplotlib"
+fi
+nexamples=0
+examples_ok=0
+for page in $pages; do
+	if [ "$page" = futexsim-record ] && ! command -v strace >/dev/null 2>&1 && ! command -v perf >/dev/null 2>&1; then
+		echo "install.sh: SKIP: the examples of futexsim-record: neither strace nor perf is installed"
+		continue
+	fi
+	examples_of "$page" >"$tmp/examples"
+	if ! [ -s "$tmp/examples" ]; then
+		echo "FAILED: $page documents no example (an Examples: section of '  \$ COMMAND' lines in its --help)"
+		examples_ok=1
+		continue
+	fi
+	mkdir -p "$tmp/ex/$page"
+	while IFS= read -r example; do
+		case $example in
+		"futexsim probe -o myhost.yaml") run_as="$example --seconds 1" ;; # 20 s by default
+		*) run_as=$example ;;
+		esac
+		nexamples=$((nexamples + 1))
+		if ! (cd "$tmp/ex/$page" && env -u FUTEXSIM_CONFIGS -u FUTEXSIM_PATH -u FUTEXSIM_DATA \
+			PATH="$stage$prefix/bin:$PATH" timeout 300 sh -c "$run_as" </dev/null >"$tmp/out" 2>&1); then
+			echo "FAILED: $page's example exits non-zero: $run_as"
+			tail -n 5 "$tmp/out" | sed 's/^/    /'
+			examples_ok=1
+		fi
+	done <"$tmp/examples"
+done
+check "the installed commands' $nexamples documented examples exit 0 from another directory, the source tree gone" \
+	test "$examples_ok" -eq 0
 
 # a study from the installed tree, its sweep finding the installed futexsim on PATH
 if command -v parallel >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
