@@ -126,7 +126,7 @@ for k in "$stmp"/*.kind; do
 	scratch || { echo "docs_examples: cannot make a scratch directory in $stmp"; exit 1; }
 	(cd "$stmp/run" && sh -c "$cmd") >"$base.got" 2>/dev/null </dev/null || true
 	if ! match "$([ "$kind" = excerpt ] && echo 1 || echo 0)" "$base.want" "$base.got"; then
-		echo "docs_examples: $where: the sample of '$cmd' differs from its output (- the doc, + the output):"
+		echo "docs_examples: $where: the sample of '$cmd' differs from its output (< the doc, > the output):"
 		diff "$base.want" "$base.got" | sed 's/^/    /' | head -n 20
 		sample_failed=$((sample_failed + 1))
 	fi
