@@ -587,7 +587,7 @@ int main(int argc, char **argv)
 	long max_evals = 0;
 	int dry_run = 0, from_outputs = 0;
 	struct fs_error e = { 0 };
-	struct yt_doc *doc = yt_doc_new();
+	struct yt_doc *doc;
 	struct spec spec;
 	struct fit f = { 0 };
 	double start[MAX_PARAMS], initial_loss;
@@ -611,6 +611,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	doc = yt_doc_new(); /* after the options: --help and a bad option leave nothing to free */
 	if (!doc || read_spec(&spec, doc, spec_path, &e) < 0 ||
 	    points_load(&f.pts, spec.points, spec.tables[0] ? spec.tables : NULL, spec.series[0] ? spec.series : NULL,
 			&e) < 0) {
