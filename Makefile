@@ -85,6 +85,8 @@ BIN      := bin/futexsim
 TOOL_SRCS := analysis/validate.c analysis/calibrate.c analysis/claims.c
 TOOL_DIR := $(dir $(BIN))
 TOOLS    := $(TOOL_SRCS:analysis/%.c=$(TOOL_DIR)futexsim-%)
+# a tool's own object is made by a chain of pattern rules: kept, or every make relinks it
+.SECONDARY: $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 TOOL_LIB_OBJS := $(BUILD)/analysis/points.o $(BUILD)/analysis/claimset.o
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -180,7 +182,7 @@ run: deps
 # coherence protocol's table (models/coherence.h); tests/sched_mutants.sh that
 # tests/check_sched.c fails on a mutation of each scheduler rule (models/sched/).
 check: deps
-	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TEST_BINS)
+	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TOOLS) $(TEST_BINS)
 	@failed=0; \
 	echo "== tests/layers.py"; \
 	$(PYTHON) tests/layers.py --self-test && $(PYTHON) tests/layers.py --objects $(BUILD) . || failed=1; \
@@ -195,7 +197,7 @@ check: deps
 	echo "== tests/docs_examples.sh"; \
 	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
 	echo "== tests/install.sh"; \
-	MAKE="$(MAKE)" sh tests/install.sh || failed=1; \
+	MAKE="$(MAKE)" BUILD_DIR="$(BUILD)" sh tests/install.sh || failed=1; \
 	echo "== tests/protocol_mutants.sh"; \
 	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
 	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \

@@ -124,10 +124,11 @@ for k in "$stmp"/*.kind; do
 	samples=$((samples + 1))
 	[ "$kind" = excerpt ] && excerpts=$((excerpts + 1))
 	scratch || { echo "docs_examples: cannot make a scratch directory in $stmp"; exit 1; }
-	(cd "$stmp/run" && sh -c "$cmd") >"$base.got" 2>/dev/null </dev/null || true
+	(cd "$stmp/run" && sh -c "$cmd") >"$base.got" 2>"$base.err" </dev/null || true
 	if ! match "$([ "$kind" = excerpt ] && echo 1 || echo 0)" "$base.want" "$base.got"; then
 		echo "docs_examples: $where: the sample of '$cmd' differs from its output (< the doc, > the output):"
 		diff "$base.want" "$base.got" | sed 's/^/    /' | head -n 20
+		if [ -s "$base.err" ]; then echo "  and it printed on stderr:"; sed 's/^/    /' "$base.err" | head -n 5; fi
 		sample_failed=$((sample_failed + 1))
 	fi
 done

@@ -51,8 +51,15 @@ if ! (cd "$here" && $make --no-print-directory -s all) >"$tmp/install.log" 2>&1;
 fi
 rev=$("$here/bin/futexsim" --version | sed -n 's/^futexsim .* (git \(.*\))$/\1/p')
 src=$tmp/src
-mkdir -p "$src" && (cd "$here" && tar cf - --exclude=./.git --exclude=./results --exclude=./build-san \
-	--exclude=./build-fuzz --exclude=./build-ref .) | (cd "$src" && tar xpf -) ||
+# the build directory in use is kept (make sanitize's is build-san: BUILD_DIR from the
+# Makefile), the others and every build's tests and mutants left out
+build_dir=${BUILD_DIR:-build}
+excl=
+for d in build build-san build-fuzz build-ref; do
+	[ "$d" = "$build_dir" ] || excl="$excl --exclude=./$d"
+done
+mkdir -p "$src" && (cd "$here" && tar cf - --exclude=./.git --exclude=./results $excl --exclude="./$build_dir/tests" \
+	--exclude="./$build_dir/protocol-mutants" --exclude="./$build_dir/sched-mutants" .) | (cd "$src" && tar xpf -) ||
 	skip "cannot copy the tree into $src"
 if ! (cd "$src" && $make --no-print-directory -s install DESTDIR="$stage" PREFIX="$prefix" REVISION="$rev") \
 	>"$tmp/install.log" 2>&1; then
