@@ -49,6 +49,10 @@ for name in e5-global e5-private2 e7-global big-global big-private big-4096futex
 			if (f != "") printf "   %.2fx", ns / f
 			printf "\n" }'
 		[ -n "$first" ] || first=$nsop
+		# the default queue's figures, for the goals below
+		if [ "$q" = default ] || [ "$q" = "${queues%% *}" ]; then
+			eval "nsop_$(printf '%s' "$name" | tr -c 'a-z0-9\n' _)=$nsop rss_$(printf '%s' "$name" | tr -c 'a-z0-9\n' _)=$rss"
+		fi
 	done
 done
 
@@ -58,6 +62,7 @@ if command -v perf >/dev/null 2>&1 &&
 	real=$(perf bench futex hash -t 1 -s -r 1 2>/dev/null | awk '/^Averaged/ { print $2 }') && [ -n "$real" ]; then
 	awk -v r="$real" 'BEGIN { printf "\nthe real kernel here: perf bench futex hash -t 1 -r 1: %.2fM ops/s on one CPU\n", r / 1e6 }'
 else
+	real=
 	printf '\nthe real kernel here: not measured (perf bench is not available)\n'
 fi
 
@@ -73,3 +78,49 @@ for s in mutex barrier producer-consumer churn; do
 	awk -v n="$s" -v o="$ops" -v p="$6" -v c="$cpu" 'BEGIN {
 		printf "%-18s %12d %12d %8.2f %13.2fM %13.2fM\n", n, o, p, c, o / c / 1e6, p / c / 1e6 }'
 done
+
+# What a user waits for, against the goals of the speed work (docs/architecture.md,
+# "Speed"): the first four from the runs above, in this same run; then the fit of the
+# 4-socket E7's five stock rows, timed (wall clock: it runs on every CPU); with
+# BENCH_TOOLS=1 also futexsim-validate of every published point (minutes). make check
+# and make calibrate (which rewrites the generated configs) are timed by hand.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+wall() { # wall seconds of ARGS, their output in $tmp/out; non-zero status kept
+	"$python" -c '
+import subprocess, sys, time
+t = time.monotonic()
+with open(sys.argv[1], "w") as f:
+    r = subprocess.run(sys.argv[2:], stdout=f, stderr=subprocess.STDOUT).returncode
+print("%.1f" % (time.monotonic() - t))
+sys.exit(r)' "$tmp/out" "$@"
+}
+printf '\n%-58s %12s %s\n' "what a user waits for (this run)" figure goal
+goal() { printf '%-58s %12s %s\n' "$1" "$2" "$3"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2fx\n", a / b }'; }
+if [ -n "${nsop_e5_global:-}" ] && [ -n "$real" ]; then
+	goal "E5 simulated ops per CPU-s / the real kernel's hash -t 1" \
+		"$(awk -v ns="$nsop_e5_global" -v r="$real" 'BEGIN { printf "%.2fx", 1e9 / ns / r }')" ">= 1.0x (moonshot 2x)"
+else
+	goal "E5 simulated ops per CPU-s / the real kernel's hash -t 1" "-" ">= 1.0x (no perf here)"
+fi
+goal "E7 / E5 cost per op" "$(ratio "${nsop_e7_global:-}" "${nsop_e5_global:-}")" "<= 1.5x"
+goal "1024-CPU / E5 cost per op" "$(ratio "${nsop_big_global:-}" "${nsop_e5_global:-}")" "<= 1.8x"
+goal "4M futexes (1024 CPUs) peak RSS" \
+	"$(awk -v r="${rss_big_4096futexes:-}" 'BEGIN { if (r == "") print "-"; else printf "%.0f MB", r / 1024 }')" "<= 256 MB"
+if s=$(wall "$bin" fit analysis/data/e7-8890v3-stock-rows.yaml -o "$tmp/e7-fit.yaml" --quiet); then
+	goal "futexsim fit of the E7's five stock rows (wall)" "$s s" "<= 60 s"
+else
+	goal "futexsim fit of the E7's five stock rows" "FAILED" "(see below)"
+	sed 's/^/  /' "$tmp/out" | tail -n 5
+fi
+if [ "${BENCH_TOOLS:-0}" = 1 ]; then
+	if s=$(wall "$(dirname "$bin")/futexsim-validate" --out "$tmp/validation"); then
+		goal "futexsim-validate, every published point (wall)" "$s s" "<= 180 s"
+	else
+		goal "futexsim-validate" "FAILED" ""
+		sed 's/^/  /' "$tmp/out" | tail -n 5
+	fi
+else
+	goal "futexsim-validate (BENCH_TOOLS=1 times it)" "-" "<= 180 s"
+fi
