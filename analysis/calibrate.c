@@ -104,6 +104,7 @@ struct fit {
 
 static const char usage[] =
 	"usage: futexsim-calibrate [--spec FILE] [-j N] [--max-evals N] [--dry-run | --from-outputs]\n"
+	"                          [--cache DIR]\n"
 	"\n"
 	"Fits the parameters listed in the spec (default analysis/calibration.yaml; it and\n"
 	"the files it names are read here, else in the installed or source tree) to the\n"
@@ -114,6 +115,9 @@ static const char usage[] =
 	"--dry-run evaluates the loss at the start values only. --from-outputs takes the\n"
 	"values in the output files as the fit: profiles them and rewrites only the files'\n"
 	"calibration blocks (the covariance that futexsim run --band uses).\n"
+	"--cache DIR keeps each simulated point's figure in DIR (keyed by the revision and\n"
+	"the point's resolved scenario) and reuses what DIR holds; a point is never simulated\n"
+	"twice in one run in any case.\n"
 	"\n"
 	"Examples:\n"
 	"  $ futexsim-calibrate --dry-run --spec analysis/calibration-hash.yaml\n";
@@ -582,7 +586,8 @@ static int rewrite_calibration(const struct spec *s, const struct output *o, con
 
 int main(int argc, char **argv)
 {
-	const char *spec_path = "analysis/calibration.yaml";
+	const char *spec_path = "analysis/calibration.yaml", *cache_dir = NULL, *why;
+	struct runcache cache;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	long max_evals = 0;
 	int dry_run = 0, from_outputs = 0;
@@ -597,6 +602,8 @@ int main(int argc, char **argv)
 			spec_path = argv[++i];
 		else if (!strcmp(argv[i], "-j") && i + 1 < argc)
 			jobs = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+			cache_dir = argv[++i];
 		else if (!strcmp(argv[i], "--max-evals") && i + 1 < argc)
 			max_evals = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--dry-run"))
@@ -611,6 +618,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (runcache_open(&cache, futexsim_git_rev, cache_dir, &why, &e) < 0) {
+		fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
+		return e.status ? e.status : 2;
+	}
+	if (*why)
+		fprintf(stderr, "futexsim-calibrate: --cache %s not used: %s\n", cache_dir, why);
 	doc = yt_doc_new(); /* after the options: --help and a bad option leave nothing to free */
 	if (!doc || read_spec(&spec, doc, spec_path, &e) < 0 ||
 	    points_load(&f.pts, spec.points, spec.tables[0] ? spec.tables : NULL, spec.series[0] ? spec.series : NULL,
@@ -618,6 +631,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "futexsim-calibrate: %s\n", e.msg);
 		return e.status ? e.status : 1;
 	}
+	f.pts.cache = &cache;
 	if (max_evals > 0)
 		spec.max_evals = (unsigned)max_evals;
 	{
@@ -753,7 +767,10 @@ int main(int argc, char **argv)
 			}
 			printf("wrote %s\n", spec.outputs[o].file);
 		}
+	fprintf(stderr, "futexsim-calibrate: %u points simulated, %u reused (%u of them from %s)\n", cache.misses,
+		cache.hits + cache.disk_hits, cache.disk_hits, cache_dir ? cache_dir : "no --cache");
 	points_free(&f.pts);
+	runcache_close(&cache);
 	free(f.resid);
 	free(f.best_resid);
 	free(f.center_resid);

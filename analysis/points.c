@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/core/yamltree.h"
 #include "sim/perfstat.h"
 #include "sim/runpool.h"
 #include "sim/scenario.h"
@@ -114,25 +115,51 @@ void points_free(struct points *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* One point, in this process: perf's Averaged figure, or a negative value on error. */
-static double run_one(const struct point *pt, const char *const *extra, size_t nextra, struct fs_error *e)
+/* The point's overrides, then `extra`, into sets (POINT_MAX_SETS + 64); their number. */
+static size_t point_sets(const struct point *pt, const char *const *extra, size_t nextra, const char **sets)
 {
-	const char *sets[POINT_MAX_SETS + 64];
-	struct scenario sc;
-	struct sim s;
-	double result = -1;
 	size_t n = 0;
 
 	for (size_t i = 0; i < pt->nsets; i++)
 		sets[n++] = pt->sets[i];
-	for (size_t i = 0; i < nextra && n < sizeof(sets) / sizeof(sets[0]); i++)
+	for (size_t i = 0; i < nextra && n < POINT_MAX_SETS + 64; i++)
 		sets[n++] = extra[i];
+	return n;
+}
+
+/* One point, in this process: perf's Averaged figure, or a negative value on error. */
+static double run_one(const struct point *pt, const char *const *extra, size_t nextra, struct fs_error *e)
+{
+	const char *sets[POINT_MAX_SETS + 64];
+	size_t n = point_sets(pt, extra, nextra, sets);
+	struct scenario sc;
+	struct sim s;
+	double result = -1;
+
 	if (scenario_load(&sc, pt->scenario, sets, n, e) == 0 && sim_build(&s, &sc, e) == 0 && sim_run(&s, e) == 0) {
 		result = point_averaged(&s);
 		sim_free(&s);
 	}
 	scenario_free(&sc);
 	return result;
+}
+
+/* The point's cache key (its scenario as resolved), or NULL when it does not load
+ * (the run then says why). */
+static char *point_key(const struct runcache *c, const struct point *pt, const char *const *extra, size_t nextra)
+{
+	const char *sets[POINT_MAX_SETS + 64];
+	size_t n = point_sets(pt, extra, nextra, sets);
+	struct fs_error e = { 0 };
+	struct scenario sc;
+	char *text, *key = NULL;
+
+	if (scenario_load(&sc, pt->scenario, sets, n, &e) == 0 && (text = yt_emit_string(sc.resolved))) {
+		key = runcache_key(c, "perf bench Averaged", text);
+		free(text);
+	}
+	scenario_free(&sc);
+	return key;
 }
 
 struct run_ctx {
@@ -157,14 +184,26 @@ int points_run(struct points *p, const char *const *extra, size_t nextra, unsign
 {
 	struct run_ctx ctx = { p, extra, nextra };
 	double *out = calloc(p->n ? p->n : 1, sizeof(*out));
+	char **keys = calloc(p->n ? p->n : 1, sizeof(*keys));
 	int rc;
 
-	if (!out)
+	if (!out || !keys) {
+		free(out), free(keys);
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
-	rc = runpool_map(p->n, run_task, &ctx, jobs ? jobs : 1, out, e);
-	for (size_t i = 0; i < p->n; i++)
+	}
+	if (p->cache) {
+		for (size_t i = 0; i < p->n; i++)
+			keys[i] = point_key(p->cache, &p->v[i], extra, nextra);
+		rc = runpool_map_cached(p->n, keys, run_task, &ctx, jobs ? jobs : 1, p->cache, out, e);
+	} else {
+		rc = runpool_map(p->n, run_task, &ctx, jobs ? jobs : 1, out, e);
+	}
+	for (size_t i = 0; i < p->n; i++) {
 		p->v[i].simulated = out[i];
+		free(keys[i]);
+	}
 	free(out);
+	free(keys);
 	return rc < 0 ? fs_fail(e, FS_ERR_RUNTIME, "some points failed to simulate (see above)") : 0;
 }
 

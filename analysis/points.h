@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "sim/core/error.h"
+#include "sim/runcache.h"
 
 struct sim;
 
@@ -33,6 +34,7 @@ struct point {
 struct points {
 	struct point *v;
 	size_t n;
+	struct runcache *cache; /* the tool's, or NULL: every point simulated each time */
 };
 
 /* Loads the TSV; keeps the points whose table and series match the filters
@@ -44,7 +46,9 @@ void points_free(struct points *p);
 void point_clear(struct point *pt);
 
 /* Simulates every point with `extra` overrides applied after the point's own,
- * using `jobs` worker processes. Fills point.simulated. */
+ * using `jobs` worker processes. Fills point.simulated. With a cache, a point whose
+ * resolved scenario it holds (or that an earlier point of the call shares) is not
+ * simulated again. */
 int points_run(struct points *p, const char *const *extra, size_t nextra, unsigned jobs, struct fs_error *e);
 
 /* points_run once per seed 1..seeds (`run.seed=K` applied after `extra`), storing the

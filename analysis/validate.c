@@ -21,6 +21,7 @@
 
 static const char usage[] =
 	"usage: futexsim-validate [--points FILE] [--table NAME]... [--set KEY=VALUE]... [-j N] [--out DIR]\n"
+	"                         [--cache DIR]\n"
 	"\n"
 	"Simulates the published points and prints published vs simulated per table.\n"
 	"  --points FILE   points to simulate (default analysis/validation-points.tsv, here\n"
@@ -33,6 +34,10 @@ static const char usage[] =
 	"                  heap layouts; default 1: one layout, the scenarios' seed)\n"
 	"  -j N            worker processes (default: online CPUs)\n"
 	"  --out DIR       write DIR/points.csv and DIR/summary.csv (default results/validation)\n"
+	"  --cache DIR     keep each point's figure in DIR, keyed by the revision and the point's\n"
+	"                  resolved scenario, and reuse what DIR holds (a point is never simulated\n"
+	"                  twice in one run in any case; a build with uncommitted changes reuses\n"
+	"                  within the run only)\n"
 	"  --save FILE     also write the points with their errors as TSV (the regression data\n"
 	"                  of make check: tests/regression/calibration.tsv)\n"
 	"  --band          also each point's 1-sigma band from the fit (futexsim run --band: the\n"
@@ -331,6 +336,8 @@ static int mkdirs(const char *dir)
 int main(int argc, char **argv)
 {
 	const char *points_file = "analysis/validation-points.tsv", *out_dir = "results/validation", *save = NULL;
+	const char *cache_dir = NULL, *why;
+	struct runcache cache;
 	const char *tables[MAX_ARGS + 1] = { 0 }, *series[MAX_ARGS + 1] = { 0 }, *sets[MAX_ARGS + 1] = { 0 };
 	size_t ntables = 0, nseries = 0, nsets = 0;
 	struct bands bands = { 0 };
@@ -370,6 +377,8 @@ int main(int argc, char **argv)
 			jobs = atol(argv[++i]);
 		} else if (!strcmp(a, "--out") && v) {
 			out_dir = argv[++i];
+		} else if (!strcmp(a, "--cache") && v) {
+			cache_dir = argv[++i];
 		} else if (!strcmp(a, "--save") && v) {
 			save = argv[++i];
 		} else if (!strcmp(a, "--band")) {
@@ -386,7 +395,13 @@ int main(int argc, char **argv)
 			save ? "save" : "band", seeds);
 		return 2;
 	}
-	if (points_load(&p, points_file, tables, series, &e) < 0 ||
+	if (runcache_open(&cache, futexsim_git_rev, cache_dir, &why, &e) < 0) {
+		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
+		return e.status ? e.status : 2;
+	}
+	if (*why)
+		fprintf(stderr, "futexsim-validate: --cache %s not used: %s\n", cache_dir, why);
+	if (points_load(&p, points_file, tables, series, &e) < 0 || (p.cache = &cache, false) ||
 	    points_run_seeds(&p, sets, nsets, (unsigned)seeds, (unsigned)jobs, &e) < 0 ||
 	    (band && run_bands(&p, sets, nsets, (unsigned)jobs, &bands, &e) < 0)) {
 		fprintf(stderr, "futexsim-validate: %s\n", e.msg);
@@ -447,7 +462,11 @@ int main(int argc, char **argv)
 	fclose(csv);
 	fclose(sum);
 	printf("\nwrote %s/points.csv and %s/summary.csv\n", out_dir, out_dir);
+	if (cache_dir)
+		fprintf(stderr, "futexsim-validate: %u points simulated, %u reused (%u of them from %s)\n", cache.misses,
+			cache.hits + cache.disk_hits, cache.disk_hits, cache_dir);
 	points_free(&p);
+	runcache_close(&cache);
 	free(bands.lo_pct);
 	free(bands.hi_pct);
 	return 0;

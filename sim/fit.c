@@ -50,7 +50,7 @@
 
 const char fit_usage[] =
 	"usage: futexsim fit MEASUREMENTS.yaml -o MACHINE.yaml [--machine NAME] [--name NAME]\n"
-	"                    [--duration TIME] [--warmup TIME] [-j N] [--quiet]\n"
+	"                    [--duration TIME] [--warmup TIME] [-j N] [--cache DIR] [--quiet]\n"
 	"\n"
 	"Fits a machine's CPU-side costs to its stock kernel's perf bench futex rows and\n"
 	"writes a machine file that inherits the hardware-facts machine with the fitted\n"
@@ -79,6 +79,9 @@ const char fit_usage[] =
 	"                   enough for each thread's first pass over its futexes, whose\n"
 	"                   misses a 10 s perf run does not see)\n"
 	"  -j N             simulations at once (default: the online CPUs)\n"
+	"  --cache DIR      keep each simulated figure in DIR (keyed by the revision and the\n"
+	"                   resolved scenario) and reuse what DIR holds; a point is never\n"
+	"                   simulated twice in one fit in any case\n"
 	"  --quiet          no progress on stderr\n"
 	"Exit status: 0 success, 1 a simulation failed, 2 usage, 3 bad measurements or\n"
 	"machine, 4 cannot write the output.\n"
@@ -125,8 +128,9 @@ struct fit {
 	size_t nrows;
 	struct param params[FIT_MAX_PARAMS];
 	size_t np;
-	unsigned jobs, sims;
+	unsigned jobs, sims;          /* sims: simulations made (the cache's misses) */
 	bool quiet;
+	struct runcache *cache;
 	/* the batch being simulated: nbatch parameter vectors (z, np each) x nrows */
 	const double *batch;
 	double loss, cov[FIT_MAX_PARAMS * FIT_MAX_PARAMS];
@@ -344,18 +348,14 @@ static void format_param(char *buf, size_t size, const struct param *p, double v
 	}
 }
 
-/* The row's figure as perf prints it, at parameters z; negative on failure. */
-static double simulate(const struct fit *f, const struct row *r, const double *z)
+#define ROW_MAX_BUFS (8 + FIT_MAX_PARAMS)
+
+/* The overrides of row r at parameters z into sets (FIT_MAX_SETS), their texts in bufs;
+ * their number. */
+static size_t row_sets(const struct fit *f, const struct row *r, const double *z, char (*bufs)[4300],
+		       const char **sets)
 {
-	char bufs[8 + FIT_MAX_PARAMS][4300], *text = NULL;
-	const char *sets[FIT_MAX_SETS];
-	struct fs_error e = { 0 };
-	struct scenario sc;
-	struct results res;
-	struct sim s;
-	double figure = -1;
-	size_t n = 0, nb = 0, len = 0;
-	FILE *out;
+	size_t n = 0, nb = 0;
 
 	for (size_t i = 0; i < r->sets.n; i++)
 		sets[n++] = r->sets.v[i];
@@ -370,6 +370,22 @@ static double simulate(const struct fit *f, const struct row *r, const double *z
 		snprintf(bufs[nb], sizeof(bufs[nb]), "machine.costs.%s=%s", f->params[k].def->key, v);
 		sets[n++] = bufs[nb++];
 	}
+	return n;
+}
+
+/* The row's figure as perf prints it, at parameters z; negative on failure. */
+static double simulate(const struct fit *f, const struct row *r, const double *z)
+{
+	char bufs[ROW_MAX_BUFS][4300], *text = NULL;
+	const char *sets[FIT_MAX_SETS];
+	size_t n = row_sets(f, r, z, bufs, sets), len = 0;
+	struct fs_error e = { 0 };
+	struct scenario sc;
+	struct results res;
+	struct sim s;
+	double figure = -1;
+	FILE *out;
+
 	memset(&s, 0, sizeof(s));
 	if (scenario_load(&sc, "/dev/null", sets, n, &e) == 0 && sim_build(&s, &sc, &e) == 0 && sim_run(&s, &e) == 0) {
 		if (results_from_sim(&res, &s, 0, 0) == 0 && (out = open_memstream(&text, &len))) {
@@ -389,6 +405,26 @@ static double simulate(const struct fit *f, const struct row *r, const double *z
 	return figure;
 }
 
+/* The cache key of row r at z (its resolved scenario and the figure perf prints),
+ * NULL when the scenario does not load (the run then says why). */
+static char *row_key(const struct fit *f, const struct row *r, const double *z)
+{
+	char bufs[ROW_MAX_BUFS][4300];
+	const char *sets[FIT_MAX_SETS];
+	size_t n = row_sets(f, r, z, bufs, sets);
+	struct fs_error e = { 0 };
+	struct scenario sc;
+	char figure[32], *text, *key = NULL;
+
+	if (scenario_load(&sc, "/dev/null", sets, n, &e) == 0 && (text = yt_emit_string(sc.resolved))) {
+		snprintf(figure, sizeof(figure), "perf figure %d", (int)r->figure);
+		key = runcache_key(f->cache, figure, text);
+		free(text);
+	}
+	scenario_free(&sc);
+	return key;
+}
+
 static double batch_task(size_t i, void *ctx)
 {
 	const struct fit *f = ctx;
@@ -397,20 +433,29 @@ static double batch_task(size_t i, void *ctx)
 }
 
 /* The rows' log errors at each of the nz parameter vectors of z into resid
- * (nz x nrows). */
+ * (nz x nrows); a row at a vector already simulated is not simulated again. */
 static int simulate_batch(struct fit *f, const double *z, size_t nz, double *resid, struct fs_error *e)
 {
 	size_t n = nz * f->nrows;
 	double *fig = malloc(n * sizeof(*fig));
+	char **keys = calloc(n ? n : 1, sizeof(*keys));
+	unsigned misses = f->cache->misses;
 	int rc;
 
-	if (!fig)
+	if (!fig || !keys) {
+		free(fig), free(keys);
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
 	f->batch = z;
-	rc = runpool_map(n, batch_task, f, f->jobs, fig, e);
+	for (size_t i = 0; i < n; i++)
+		keys[i] = row_key(f, &f->rows[i % f->nrows], z + (i / f->nrows) * f->np);
+	rc = runpool_map_cached(n, keys, batch_task, f, f->jobs, f->cache, fig, e);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		resid[i] = log(fig[i] / f->rows[i % f->nrows].measured);
-	f->sims += (unsigned)n;
+	f->sims += f->cache->misses - misses;
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
 	free(fig);
 	return rc;
 }
@@ -714,11 +759,18 @@ int fit_file(const struct fit_request *req, struct fs_error *e)
 	char name[256];
 	struct yt_doc *d = NULL;
 	struct timespec t0, t1;
+	struct runcache cache;
+	const char *why;
 	int rc = -1;
 
 	if (same_file(req->output, f.path))
 		return fs_fail(e, FS_ERR_USAGE, "-o %s is the measurements file: refused", req->output);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (runcache_open(&cache, futexsim_git_rev, req->cache_dir, &why, e) < 0)
+		return -1;
+	if (*why)
+		fprintf(stderr, "futexsim fit: --cache %s not used: %s\n", req->cache_dir, why);
+	f.cache = &cache;
 	if (!(d = yt_doc_new()))
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 	if (read_measurements(&f, d, e) < 0 || read_params(&f, e) < 0) {
@@ -752,12 +804,13 @@ int fit_file(const struct fit_request *req, struct fs_error *e)
 	if (req->report)
 		write_machine(&f, req->report);
 	if (!f.quiet)
-		fprintf(stderr, "futexsim fit: wrote %s (%u simulations, %.1f s)\n", req->output, f.sims,
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		fprintf(stderr, "futexsim fit: wrote %s (%u simulations, %u reused, %.1f s)\n", req->output, f.sims,
+			cache.hits + cache.disk_hits, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	rc = 0;
 out:
 	free(f.rows);
 	yt_doc_free(d);
+	runcache_close(&cache);
 	return rc;
 }
 
@@ -773,6 +826,7 @@ int fit_command(int argc, char **argv)
 				   : !strcmp(a, "--name")     ? &req.name
 				   : !strcmp(a, "--duration") ? &req.duration
 				   : !strcmp(a, "--warmup")   ? &req.warmup
+				   : !strcmp(a, "--cache")    ? &req.cache_dir
 							      : NULL;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -45,6 +45,7 @@ extern const char fit_usage[];
  * text goes too (NULL: nowhere). */
 struct fit_request {
 	const char *measurements, *machine, *output, *name, *duration, *warmup;
+	const char *cache_dir; /* --cache DIR: figures kept across runs (sim/runcache.h) */
 	unsigned jobs;
 	bool quiet;
 	FILE *report;

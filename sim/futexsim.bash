@@ -71,6 +71,8 @@ _futexsim() {
 	--tracer)
 		COMPREPLY=($(compgen -W "auto strace perf" -- "$cur"))
 		return ;;
+	--cache) COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
 	-*)
 		opts=$(_futexsim_values "$cmd" "$prev")
 		if [ -n "$opts" ]; then

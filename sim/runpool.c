@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,4 +78,57 @@ int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *o
 	if (started < jobs && !failed)
 		failed = -1;
 	return failed ? -1 : 0;
+}
+
+struct cached_ctx {
+	runpool_task task;
+	void *ctx;
+	const size_t *run; /* the tasks to run, by their index among all */
+};
+
+static double cached_task(size_t k, void *ctx)
+{
+	const struct cached_ctx *c = ctx;
+
+	return c->task(c->run[k], c->ctx);
+}
+
+int runpool_map_cached(size_t n, char *const *keys, runpool_task task, void *ctx, unsigned jobs,
+		       struct runcache *cache, double *out, struct fs_error *e)
+{
+	size_t *run = malloc((n ? n : 1) * sizeof(*run)), *same = malloc((n ? n : 1) * sizeof(*same)), m = 0;
+	double *fig = malloc((n ? n : 1) * sizeof(*fig));
+	struct cached_ctx c = { task, ctx, run };
+	int rc = 0;
+
+	if (!run || !same || !fig) {
+		free(run), free(same), free(fig);
+		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
+	}
+	/* each task: from the cache, else the first of its key runs and the others share it */
+	for (size_t i = 0; i < n; i++) {
+		same[i] = i;
+		out[i] = -1;
+		if (keys[i] && runcache_get(cache, keys[i], &out[i]))
+			continue;
+		for (size_t k = 0; keys[i] && k < m; k++)
+			if (keys[run[k]] && !strcmp(keys[run[k]], keys[i])) {
+				same[i] = run[k];
+				break;
+			}
+		if (same[i] == i)
+			run[m++] = i;
+	}
+	if (m)
+		rc = runpool_map(m, cached_task, &c, jobs, fig, e);
+	for (size_t k = 0; k < m; k++) {
+		out[run[k]] = fig[k];
+		if (keys[run[k]] && runcache_put(cache, keys[run[k]], fig[k], e) < 0)
+			rc = -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (same[i] != i)
+			out[i] = out[same[i]];
+	free(run), free(same), free(fig);
+	return rc;
 }

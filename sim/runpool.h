@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "sim/core/error.h"
+#include "sim/runcache.h"
 
 /* One task's figure, computed in a worker: a negative value is a failure (the
  * task prints why on stderr). */
@@ -20,6 +21,13 @@ typedef double (*runpool_task)(size_t i, void *ctx);
  * -1 with a message when a worker could not start or any task failed; the
  * failed tasks' out[i] are negative. */
 int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *out, struct fs_error *e);
+
+/* runpool_map for tasks whose figure is a function of their key alone (a
+ * runcache_key): a task whose key the cache holds is not run, tasks of equal keys run
+ * once (the first of them) and share its figure, and every figure made is stored.
+ * keys[i] NULL: task i runs. The figures are runpool_map's, with or without a hit. */
+int runpool_map_cached(size_t n, char *const *keys, runpool_task task, void *ctx, unsigned jobs,
+		       struct runcache *cache, double *out, struct fs_error *e);
 
 /* The online CPUs (at least 1, at most 64). */
 unsigned runpool_default_jobs(void);

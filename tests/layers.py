@@ -54,7 +54,7 @@ MODEL_ORDER = [
 # scenario by it), the results above it (they gather from a finished run), the views and the
 # result file above the results, the commands on top.
 PROGRAM_ORDER = [
-    ("helpers", ["cliopt", "perfstat", "band", "runpool"]),
+    ("helpers", ["cliopt", "perfstat", "band", "runcache", "runpool"]),
     ("scenario", ["scenario"]),
     ("time series", ["timeseries"]),
     ("estimate", ["estimate"]),
