@@ -2,7 +2,7 @@
 # futexsim: a discrete-event simulator of Linux futex hashing on NUMA machines.
 #
 #   make run     install missing Debian packages, build, run scenarios/quickstart.yaml
-#   make check   install missing Debian packages, build, run every Check test
+#   make check   install missing Debian packages, build, run every test (CHECK_JOBS at once)
 #   make bench   the simulator's speed: simulated ops per CPU-second, events per op, peak RSS
 #                (QUEUES="4-ary-heap binary-heap": with each of the engine's queues in turn)
 #   make bench-callgrind  host instructions (the engine's share), events, cache misses per op (valgrind)
@@ -181,37 +181,60 @@ run: deps
 # tests/protocol_mutants.sh that tests/check_protocol.c fails on a mutation of any row of the
 # coherence protocol's table (models/coherence.h); tests/sched_mutants.sh that
 # tests/check_sched.c fails on a mutation of each scheduler rule (models/sched/).
+# make check runs its steps on every host CPU (CHECK_JOBS, default the online CPUs), each
+# step's output printed whole when it ends, with its wall time; the slowest steps first.
+CHECK_JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+CHECK_SCRIPTS := protocol_mutants sched_mutants install docs_examples fuzz_tools studies \
+                 slurm layers config_sources
+CHECK_STEPS := $(CHECK_SCRIPTS:%=check-step/%) $(TEST_BINS:$(BUILD)/tests/%=check-step/%)
+.PHONY: check-steps $(CHECK_STEPS)
+
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 $(BIN) $(TOOLS) $(TEST_BINS)
-	@failed=0; \
-	echo "== tests/layers.py"; \
-	$(PYTHON) tests/layers.py --self-test && $(PYTHON) tests/layers.py --objects $(BUILD) . || failed=1; \
-	echo "== tests/config_sources.py"; \
-	$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py || failed=1; \
-	echo "== tests/slurm.sh"; \
-	PYTHON=$(PYTHON) sh tests/slurm.sh || failed=1; \
-	echo "== tests/studies.py"; \
-	FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py || failed=1; \
-	echo "== tests/fuzz/fuzz_tools.py"; \
-	$(PYTHON) tests/fuzz/fuzz_tools.py --runs 6 --out $(BUILD)/tools-artifacts || failed=1; \
-	echo "== tests/docs_examples.sh"; \
-	PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh || failed=1; \
-	echo "== tests/install.sh"; \
-	MAKE="$(MAKE)" BUILD_DIR="$(BUILD)" sh tests/install.sh || failed=1; \
-	echo "== tests/protocol_mutants.sh"; \
-	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
+	@rm -rf $(BUILD)/check-failed; mkdir -p $(BUILD)/check-failed
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory -k -j$(CHECK_JOBS) --output-sync=target check-steps || true; \
+	secs=$$(( $$(date +%s) - start )); \
+	if [ -n "$$(ls $(BUILD)/check-failed)" ]; then \
+	  echo "make check: FAILED ($$(ls $(BUILD)/check-failed | tr '\n' ' ')), $$secs s on $(CHECK_JOBS) CPUs"; exit 1; fi; \
+	echo "make check: all tests passed, $$secs s on $(CHECK_JOBS) CPUs"
+
+check-steps: $(CHECK_STEPS)
+
+# One step: its command, timed; a failure leaves its name in $(BUILD)/check-failed.
+check_step = @t0=$$(date +%s); echo "== $(1)"; \
+	if $(2); then echo "== $(1): passed in $$(( $$(date +%s) - t0 )) s"; \
+	else touch $(BUILD)/check-failed/$(notdir $@); echo "== $(1): FAILED after $$(( $$(date +%s) - t0 )) s"; fi
+
+check-step/layers:
+	$(call check_step,tests/layers.py,$(PYTHON) tests/layers.py --self-test && $(PYTHON) tests/layers.py --objects $(BUILD) .)
+check-step/config_sources:
+	$(call check_step,tests/config_sources.py,$(PYTHON) tests/config_sources.py --self-test && $(PYTHON) tests/config_sources.py)
+check-step/slurm:
+	$(call check_step,tests/slurm.sh,PYTHON=$(PYTHON) sh tests/slurm.sh)
+check-step/studies:
+	$(call check_step,tests/studies.py,FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py)
+check-step/fuzz_tools:
+	$(call check_step,tests/fuzz/fuzz_tools.py,$(PYTHON) tests/fuzz/fuzz_tools.py --runs 6 --out $(BUILD)/tools-artifacts)
+check-step/docs_examples:
+	$(call check_step,tests/docs_examples.sh,PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh)
+# install.sh's makes (of this tree: nothing to do; of its copy) keep this make's variables
+# (make sanitize's BUILD) but run serially outside the job server; named through
+# CHECK_MAKE, or make would take the line for a recursive make and not sync its output.
+CHECK_MAKE := $(MAKE)
+check-step/install:
+	$(call check_step,tests/install.sh,MAKEFLAGS="$(filter-out -j% -O% --jobserver-auth=%,$(MAKEFLAGS))" \
+	  MAKE="$(CHECK_MAKE)" BUILD_DIR="$(BUILD)" sh tests/install.sh)
+check-step/protocol_mutants:
+	$(call check_step,tests/protocol_mutants.sh,CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
 	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
-	  OUT=$(BUILD)/protocol-mutants sh tests/protocol_mutants.sh || failed=1; \
-	echo "== tests/sched_mutants.sh"; \
-	CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
+	  OUT=$(BUILD)/protocol-mutants sh tests/protocol_mutants.sh)
+check-step/sched_mutants:
+	$(call check_step,tests/sched_mutants.sh,CC="$(CC)" CFLAGS="$(ALL_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)" HELPERS="$(TEST_HELPERS)" \
 	  LIBS="$(TOOL_LIB_OBJS) $(LIB) $(FUTEXSIM_LDFLAGS) $(LDFLAGS) $(CHECK_LIBS) $(DEP_LIBS)" \
-	  OUT=$(BUILD)/sched-mutants sh tests/sched_mutants.sh || failed=1; \
-	for t in $(TEST_BINS); do \
-	  echo "== $$t"; \
-	  FUTEXSIM=$(CURDIR)/$(BIN) $$t || failed=1; \
-	done; \
-	if [ $$failed -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
-	echo "make check: all tests passed"
+	  OUT=$(BUILD)/sched-mutants sh tests/sched_mutants.sh)
+$(TEST_BINS:$(BUILD)/tests/%=check-step/%): check-step/%:
+	$(call check_step,$(BUILD)/tests/$*,FUTEXSIM=$(CURDIR)/$(BIN) $(BUILD)/tests/$*)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN)
