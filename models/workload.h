@@ -77,6 +77,9 @@ struct workload_type {
 	/* What setup will allocate and add, from the parameters alone (nothing is
 	 * built): for the resource estimate of sim/estimate.h. */
 	void (*size)(const void *params, struct workload_size *out);
+	/* The file the workload reads besides the scenario (a trace), as opened, so
+	 * that -o cannot replace it (NULL hook or NULL: none). */
+	const char *(*input_file)(const void *params);
 };
 
 /* Room for the names of every workload type and a NULL. */

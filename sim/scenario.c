@@ -357,7 +357,11 @@ static int parse_workload(struct scenario *sc, const struct yt_node *wl, struct 
 	    cfg_get_enum(wl, "type", workload_names(names), 0, &type, e) < 0)
 		return -1;
 	sc->wl_type = workload_at((size_t)type);
-	return sc->wl_type->parse(wl, &sc->machine, &sc->wl_params, e);
+	if (sc->wl_type->parse(wl, &sc->machine, &sc->wl_params, e) < 0)
+		return -1;
+	if (sc->wl_type->input_file && sc->wl_type->input_file(sc->wl_params))
+		return add_input(sc, sc->wl_type->input_file(sc->wl_params), e);
+	return 0;
 }
 
 /* A map at `key` of `map`, created empty when absent, so that the readers record

@@ -959,6 +959,14 @@ START_TEST(test_output_paths_refused)
 	ck_assert_int_eq(tu_futexsim(cmd, &out), 4);
 	ck_assert_msg(strstr(out, "it is an input of the run"), "%s", out);
 	free(out);
+	/* nor the trace a replay reads: a result written over it, the next replay fails */
+	snprintf(cmd, sizeof(cmd), "cp tests/traces/basic.trace '%s/t.trace' && cd '%s' && cp t.trace keep.trace && "
+		 "printf 'machine: small-1node\\nkernel: linux-6.18\\nworkload: {type: trace, trace: t.trace}\\n' > r.yaml && "
+		 "'%s' run r.yaml -o t.trace; echo \"rc=$?\"; cmp t.trace keep.trace",
+		 dir, dir, tu_bin());
+	ck_assert_int_eq(tu_shell(cmd, &out), 0);
+	ck_assert_msg(strstr(out, "cannot write t.trace: it is an input of the run") && strstr(out, "rc=4"), "%s", out);
+	free(out);
 
 	snprintf(cmd, sizeof(cmd), "echo keep > '%s/target' && ln -s '%s/target' '%s/link.h5' && "
 		 "'%s' run '%s' --set run.duration=20us -o '%s/link.h5'",

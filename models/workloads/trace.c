@@ -1227,6 +1227,11 @@ bool trace_replay_times(const void *state, uint32_t event, simtime_t *start, sim
 	return true;
 }
 
+static const char *input_file(const void *params)
+{
+	return ((const struct trace_params *)params)->path;
+}
+
 const struct workload_type workload_trace = {
 	.name = "trace",
 	.description = "a recorded futex trace (futexsim record) replayed causally: docs/trace.md",
@@ -1241,5 +1246,6 @@ const struct workload_type workload_trace = {
 	.figures = figures,
 	.free_state = free_state,
 	.free_params = free_params,
+	.input_file = input_file,
 	.size = size,
 };
