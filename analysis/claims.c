@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* futexsim-claims: checks the claims of the seed threads in simulation and prints
  * one line per claim: holds / does not hold, with the figures (analysis/claimset.c). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,13 +21,16 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			only = argv[++i];
 		} else {
-			fprintf(stderr, "usage: futexsim-claims [--duration D] [--only NAME]\n"
+			/* --help is asked for: stdout; a usage error: stderr */
+			bool asked = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+
+			fprintf(asked ? stdout : stderr, "usage: futexsim-claims [--duration D] [--only NAME]\n"
 					"Checks every claim of scenarios/claims/ (here, else the installed or source tree's)\nand prints holds / does not hold.\n"
 					"\n"
 					"Examples:\n"
 					"  $ futexsim-claims --only refcount\n"
 					"  $ futexsim-claims\n");
-			return strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? 2 : 0;
+			return asked ? 0 : 2;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {

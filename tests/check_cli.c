@@ -346,6 +346,23 @@ START_TEST(test_explain)
 	free(out);
 	ck_assert_int_eq(tu_futexsim("explain", &out), 2);
 	free(out);
+	/* an option it does not have is named, before or after the file (issue 36) */
+	ck_assert_int_eq(tu_futexsimf(&out, "explain --json %s/s.h5", dir), 2);
+	ck_assert_msg(strstr(out, "unknown option '--json'"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsimf(&out, "explain %s/s.h5 -x", dir), 2);
+	ck_assert_msg(strstr(out, "unknown option '-x'"), "%s", out);
+	free(out);
+	/* the analysis tools' --help is on stdout: nothing on stderr */
+	ck_assert_int_eq(tu_shellf(&out, "\"$(dirname '%s')/futexsim-claims\" --help 2>&1 >/dev/null | wc -c", tu_bin()), 0);
+	ck_assert_str_eq(out, "0\n");
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "\"$(dirname '%s')/futexsim-claims\" --help | head -1", tu_bin()), 0);
+	ck_assert_msg(!strncmp(out, "usage: futexsim-claims", 22), "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_shellf(&out, "\"$(dirname '%s')/futexsim-claims\" --bogus 2>/dev/null | wc -c", tu_bin()), 0);
+	ck_assert_str_eq(out, "0\n");
+	free(out);
 	tu_rmtree(dir);
 }
 END_TEST

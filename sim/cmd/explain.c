@@ -43,7 +43,12 @@ int cmd_explain(int argc, char **argv)
 		fputs(usage_explain, stdout);
 		return FS_OK;
 	}
-	if (argc != 3 || argv[2][0] == '-') {
+	for (int i = 2; i < argc; i++)
+		if (argv[i][0] == '-') {
+			fprintf(stderr, "futexsim explain: unknown option '%s' (see futexsim explain --help)\n", argv[i]);
+			return FS_ERR_USAGE;
+		}
+	if (argc != 3) {
 		fprintf(stderr, "futexsim explain: needs one result file (see futexsim explain --help)\n");
 		return FS_ERR_USAGE;
 	}
