@@ -304,6 +304,13 @@ START_TEST(test_plot_run)
 			 0);
 	assert_image(out, "cmp.png", 1000, 400);
 	free(out);
+	/* -o without an extension: PNG, as OUT.png (issue 36: it was refused) */
+	ck_assert_int_eq(tu_shellf(&out, "rm %s/cmp.png && " PY "analysis/plot compare %s/runs/b2-s1.h5 %s/runs/b16-s1.h5 -o %s/cmp && "
+				     "tests/image_info.py %s/cmp.png && ! ls %s/cmp",
+			    tmp, tmp, tmp, tmp, tmp, tmp),
+			 0);
+	assert_image(out, "cmp.png", 1000, 400);
+	free(out);
 	ck_assert_int_eq(tu_shellf(&out, PY "analysis/plot compare %s/runs/b2-s1.h5 %s/runs/sweep.csv -o %s/cmp2.png",
 				   tmp, tmp, tmp),
 			 1);
