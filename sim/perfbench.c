@@ -666,6 +666,55 @@ static void sets_of(const struct bench_opts *o, struct perfbench_sets *b)
 	add_set(b, "output.per_thread", o->silent ? "false" : "true");
 }
 
+/* The perf option a scenario override came from, for messages: the user typed the
+ * option, not the --set (NULL: none of perf's). */
+static const char *option_of_set(const char *key, size_t len)
+{
+	static const struct {
+		const char *key, *option;
+	} named[] = {
+		{ "workload.threads", "-t/--threads" },
+		{ "workload.futexes", "-f/--futexes" },
+		{ "workload.nwake", "-w/--nwakes" },
+		{ "workload.wakers", "-w/--nwakers" },
+		{ "workload.nrequeue", "-q/--nrequeue" },
+		{ "workload.cpus", "--cpus" },
+		{ "kernel.private_hash.buckets", "-b/--buckets" },
+		{ "run.duration", "-r/--runtime" },
+		{ "machine", "--machine" },
+		{ "kernel", "--kernel" },
+	};
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (strlen(named[i].key) == len && !strncmp(named[i].key, key, len))
+			return named[i].option;
+	return NULL;
+}
+
+/* A message located in one of b's overrides ("--set KEY=VALUE:LINE:COL: why") names
+ * the option it came from instead ("-b/--buckets 3: why"). */
+static void name_the_option(const struct perfbench_sets *b, char *msg, size_t size)
+{
+	static const char prefix[] = "--set ";
+	char named[sizeof(((struct fs_error *)0)->msg)];
+
+	if (strncmp(msg, prefix, sizeof(prefix) - 1))
+		return;
+	for (size_t i = 0; i < b->n; i++) {
+		const char *set = b->v[i], *eq = strchr(set, '='), *rest = msg + sizeof(prefix) - 1 + strlen(set);
+		const char *option = eq ? option_of_set(set, (size_t)(eq - set)) : NULL;
+		unsigned line, col;
+		int used = 0;
+
+		if (!option || strncmp(msg + sizeof(prefix) - 1, set, strlen(set)) ||
+		    sscanf(rest, ":%u:%u: %n", &line, &col, &used) != 2 || !used)
+			continue;
+		snprintf(named, sizeof(named), "%s %s: %s", option, eq + 1, rest + used);
+		snprintf(msg, size, "%s", named);
+		return;
+	}
+}
+
 int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 {
 	struct bench_opts o = { .futexes = 1024, .buckets = -1, .runtime = DEFAULT_RUNTIME, .repeat = 10 };
@@ -718,6 +767,7 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 
 	memset(&s, 0, sizeof(s));
 	if (scenario_load(&sc, o.scenario ? o.scenario : "/dev/null", b->v, b->n, &err) < 0) {
+		name_the_option(b, err.msg, sizeof(err.msg));
 		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		scenario_free(&sc);
 		free(b);
@@ -735,6 +785,7 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 			b->n = 0;
 			sets_of(&o, b);
 			if (scenario_load(&sc, o.scenario ? o.scenario : "/dev/null", b->v, b->n, &err) < 0) {
+				name_the_option(b, err.msg, sizeof(err.msg));
 				fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 				scenario_free(&sc);
 				free(b);
@@ -753,6 +804,7 @@ int perfbench_command(int argc, char **argv, volatile sig_atomic_t *interrupt)
 	}
 	if (sim_build(&s, &sc, &err) < 0) {
 		status = err.status ? err.status : FS_ERR_RUNTIME;
+		name_the_option(b, err.msg, sizeof(err.msg));
 		fprintf(stderr, "futexsim bench futex %s: %s\n", suite_names[o.suite], err.msg);
 		goto out;
 	}

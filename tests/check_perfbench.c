@@ -229,6 +229,21 @@ START_TEST(test_bad_options)
 	free(out);
 	ck_assert_int_eq(tu_futexsim("bench futex hash -r 0", &out), 2);
 	free(out);
+	/* a value the model refuses is said of the option typed, not of the scenario
+	 * override it became (issue 36: "--set kernel.private_hash.buckets=3:1:29: ...") */
+	ck_assert_int_eq(tu_futexsim("bench futex hash -t 1 -b 3", &out), 3);
+	ck_assert_msg(strstr(out, "futexsim bench futex hash: -b/--buckets 3: buckets: 3 is not a power of two") &&
+			      !strstr(out, "--set"),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench futex wake-parallel -t 3 -w 2", &out), 3);
+	ck_assert_msg(strstr(out, "-w/--nwakers 2: wakers: 3 blocked threads cannot be shared by 2 wakers") &&
+			      !strstr(out, "--set"),
+		      "%s", out);
+	free(out);
+	ck_assert_int_eq(tu_futexsim("bench futex hash --machine small-1node --cpus 99", &out), 3);
+	ck_assert_msg(strstr(out, "--cpus 99: CPU list '99'") && !strstr(out, "--set"), "%s", out);
+	free(out);
 	/* -r is decimal seconds (issue 38: 0x10 was 16 s through strtod, while -t 0x8 was
 	 * refused), and at most what fits with its warm-up, said of -r, not of run.seed */
 	{
