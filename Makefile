@@ -85,9 +85,10 @@ BIN      := bin/futexsim
 TOOL_SRCS := analysis/validate.c analysis/calibrate.c analysis/claims.c
 TOOL_DIR := $(dir $(BIN))
 TOOLS    := $(TOOL_SRCS:analysis/%.c=$(TOOL_DIR)futexsim-%)
-# a tool's own object is made by a chain of pattern rules: kept, or every make relinks it
-.SECONDARY: $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 TOOL_LIB_OBJS := $(BUILD)/analysis/points.o $(BUILD)/analysis/claimset.o
+# the tools' objects are made by pattern rules for pattern rules: kept, or make deletes
+# them as intermediates (every make relinks the tools; the mutant tests link them)
+.SECONDARY: $(TOOL_SRCS:%.c=$(BUILD)/%.o) $(TOOL_LIB_OBJS)
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
