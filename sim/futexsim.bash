@@ -14,11 +14,16 @@ _futexsim_names() { # WHAT: the first column of `futexsim list WHAT`
 	"${COMP_WORDS[0]}" list "$1" 2>/dev/null | awk '{print $1}'
 }
 
-_futexsim_options() { # CMD...: the options its --help lists (at a line's start, or [--x in the usage);
-	# a description's continuation line, indented deeper, may start with an option it names
+_futexsim_options() { # CMD...: the options its --help lists (at a line's start, or --x in the
+	# usage and its continuation lines, bracketed or not); a description's continuation line,
+	# indented deeper, may start with an option it names
 	"${COMP_WORDS[0]}" "$@" --help 2>&1 | awk '
-		/^usage:/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[--[a-z]/) { o = $i; sub(/^\[/, "", o); sub(/[]=].*/, "", o); print o } }
-		/^ +-/ && match($0, /^ +/) && RLENGTH <= 8 { for (i = 1; i <= NF && $i ~ /^-/; i++) { o = $i; sub(/[,=].*/, "", o); if (o ~ /^--[a-z]/) print o } }' | sort -u
+		/^usage:/ { usage = 1 } /^$/ { usage = 0 }
+		usage { for (i = 1; i <= NF; i++) { o = $i; sub(/^\[+/, "", o); sub(/[]=|].*/, "", o); if (o ~ /^--[a-z]/) print o } }
+		/^ +-/ && match($0, /^ +/) && RLENGTH <= 8 { # the option part: up to the description
+			head = substr($0, RLENGTH + 1); if (match(head, /   */)) head = substr(head, 1, RSTART - 1)
+			n = split(head, f, /[ ,]+/); for (i = 1; i <= n; i++) { o = f[i]; sub(/[=[].*/, "", o); if (o ~ /^--[a-z]/) print o } }
+		END { print "--help" }' | sort -u # every command takes --help, whether its help says so or not
 }
 
 _futexsim_values() { # CMD OPTION: the values its --help lists as OPTION a|b|c
@@ -88,9 +93,14 @@ _futexsim() {
 	if [[ "$cur" == -* ]]; then
 		words=("$cmd")
 		if [ "$cmd" = bench ]; then # a suite's own options: its -h (perf's usage)
+			words=()                 # before 'futex SUITE': perf bench's own (sim/perfbench.c)
 			for ((i = 2; i + 1 < COMP_CWORD; i++)); do
 				[ "${COMP_WORDS[i]}" = futex ] && words=(bench futex "${COMP_WORDS[i + 1]}")
 			done
+			if [ ${#words[@]} -eq 0 ]; then
+				COMPREPLY=($(compgen -W "--repeat --help" -- "$cur"))
+				return
+			fi
 		fi
 		COMPREPLY=($(compgen -W "$(_futexsim_options "${words[@]}")" -- "$cur"))
 		return

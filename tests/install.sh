@@ -153,8 +153,14 @@ check "list kernels --config-dir" \
 
 # man pages, one per command, rendered by man -l (help2man builds them at install)
 if command -v help2man >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
-	for page in futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-c2c futexsim-list \
-		futexsim-probe futexsim-record futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims; do
+	pages="futexsim futexsim-run futexsim-bench futexsim-show futexsim-compare futexsim-explain futexsim-c2c
+		futexsim-list futexsim-probe futexsim-record futexsim-fit futexsim-validate futexsim-calibrate futexsim-claims"
+	if /usr/bin/python3 -c 'import h5py, numpy, matplotlib' 2>/dev/null; then
+		pages="$pages futexsim-collect futexsim-plot futexsim-study"
+	else
+		echo "install.sh: SKIP: the man pages of futexsim-collect, -plot and -study: /usr/bin/python3 lacks h5py, numpy or matplotlib"
+	fi
+	for page in $pages; do
 		check "man -l renders $page(1), with SEE ALSO" \
 			sh -c "MANWIDTH=80 man -l '$stage$prefix/share/man/man1/$page.1' 2>/dev/null >'$tmp/man' && grep -q 'usage' '$tmp/man' && grep -q '^SEE ALSO' '$tmp/man' && grep -q 'futexsim-run(1)' '$tmp/man'"
 	done
@@ -166,8 +172,7 @@ fi
 
 # every installed command's documented examples, from the installed pages: the EXAMPLES
 # of each man page (its "  $ COMMAND" lines, as man renders them), or without help2man
-# the Examples: of the command's --help; futexsim-collect and -plot (no man page) from
-# their --help. Each command's run in order, by sh, in a fresh directory of its own, the
+# the Examples: of the command's --help. Each command's run in order, by sh, in a fresh directory of its own, the
 # installed bin/ first on PATH and no FUTEXSIM_* variable set: each must exit 0. Short
 # variants (long examples): probe -o measures for 20 s by default, run here with
 # --seconds 1. Skipped, loudly: record's without strace or perf, the Python tools'
@@ -251,24 +256,28 @@ if command -v bash >/dev/null 2>&1; then
 	check "completion: list <TAB> offers every list (scenarios, spinlocks)" \
 		test "$(compl list '' | tr '\n' ' ')" = "machines kernels scenarios workloads hashes refcounts spinlocks "
 	check "completion: run qu<TAB> offers the scenario by name" test "$(compl run qu)" = quickstart
-	# every option completion offers, for every command and two of bench's suites, is one
-	# the command's parser accepts (its complaint, if any, is not about an unknown option)
+	# every option completion offers, for every command (from futexsim --help) and every
+	# bench suite, is one the command's parser accepts: given it, then a value, then an
+	# option no parser has, the command's complaint (parsers read every word before they
+	# act, so nothing runs) is about anything but the offered option being unknown
 	offered_ok=0
-	for words in run show compare c2c list "bench futex hash" "bench futex wake-parallel"; do
+	cmds=$("$bin" --help | awk '/^Commands:/ {on = 1; next} /^$/ {on = 0} on && /^  [a-z]/ {print $1}')
+	[ -n "$cmds" ] || { echo "FAILED: no command found in futexsim --help"; offered_ok=1; }
+	for words in $(printf '%s\n' $cmds | grep -vx help) bench,futex,hash bench,futex,wake \
+		bench,futex,wake-parallel bench,futex,requeue bench,futex,lock-pi; do
+		words=$(echo "$words" | tr ',' ' ')
 		opts=$(compl $words --)
 		[ -n "$opts" ] || { echo "FAILED: completion offers no option for '$words'"; offered_ok=1; }
-		for o in $opts; do # alone, then with a value (an option that needs one may call itself unexpected without)
-			rejected() {
-				(cd "$tmp/elsewhere" && timeout 60 "$bin" $words "$@" </dev/null >"$tmp/out" 2>&1)
-				grep -q "unknown option\|unknown switch\|unexpected '-\|unexpected argument '-" "$tmp/out"
-			}
-			if rejected $o && rejected $o 1; then
+		for o in $opts; do
+			(cd "$tmp/elsewhere" && timeout 60 "$bin" $words "$o" 1 --zz-no-parser-has-it </dev/null >"$tmp/out" 2>&1)
+			if grep -q -e "unknown option '$o'" -e "unexpected argument '$o'" -e "unexpected '$o'" \
+				-e "unknown option \`$o'" -e "unknown option \`${o#--}'" -e "unknown switch \`${o#-}'" "$tmp/out"; then
 				echo "FAILED: completion offers '$words $o', which futexsim rejects: $(head -n 1 "$tmp/out")"
 				offered_ok=1
 			fi
 		done
 	done
-	check "completion offers only options the parsers accept (run, show, compare, c2c, list, bench suites)" test "$offered_ok" -eq 0
+	check "completion offers only options the parsers accept (every command, every bench suite)" test "$offered_ok" -eq 0
 else
 	echo "install.sh: bash completion not checked: no bash"
 fi

@@ -39,10 +39,11 @@ int cmd_explain(int argc, char **argv)
 	struct results r;
 	int status = FS_OK;
 
-	if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-		fputs(usage_explain, stdout);
-		return FS_OK;
-	}
+	for (int i = 2; i < argc; i++) /* -h wherever it is, as every command takes it */
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_explain, stdout);
+			return FS_OK;
+		}
 	for (int i = 2; i < argc; i++)
 		if (argv[i][0] == '-') {
 			fprintf(stderr, "futexsim explain: unknown option '%s' (see futexsim explain --help)\n", argv[i]);
