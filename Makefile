@@ -490,7 +490,8 @@ MAN_CMDS := run bench show compare explain c2c list probe record fit
 MAN_TOOLS := validate calibrate claims
 MAN_DIR  := $(BUILD)/man
 MAN_DATA ?=
-MAN_PAGES = $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1) $(MAN_TOOLS:%=$(MAN_DIR)/futexsim-%.1)
+MAN_PAGES = $(MAN_DIR)/futexsim.1 $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1) $(MAN_TOOLS:%=$(MAN_DIR)/futexsim-%.1) \
+  $(PY_TOOLS:%=$(MAN_DIR)/futexsim-%.1)
 MAN_NAME_run := simulate a futex hashing scenario and write its results
 MAN_NAME_bench := perf bench futex (hash, wake, wake-parallel, requeue, lock-pi), typed as perf users type it, simulated
 MAN_NAME_show := print the summary and figures of futexsim result files
@@ -503,6 +504,9 @@ MAN_NAME_fit := fit a machine's CPU-side costs to its stock kernel's perf bench 
 MAN_NAME_validate := simulate the published points and print published vs simulated
 MAN_NAME_calibrate := fit the model's costs to the published points
 MAN_NAME_claims := check the claims of twenty years of futex-hashing threads in simulation
+MAN_NAME_collect := tabulate a directory of futexsim result files (a sweep) as CSV and HDF5
+MAN_NAME_plot := plot a futexsim result file, a collected sweep, or designs side by side
+MAN_NAME_study := compute a futexsim study's verdict from its runs and draw its figure
 MAN_ENV = env -u FUTEXSIM_CONFIGS $(if $(MAN_DATA),FUTEXSIM_DATA='$(MAN_DATA)',-u FUTEXSIM_DATA)
 MAN_NAME_record := record a program's futex calls as a trace for workload.type: trace to replay
 .PHONY: man
@@ -510,7 +514,7 @@ man: $(MAN_PAGES)
 $(MAN_DIR)/see-also.h2m: Makefile
 	@mkdir -p $(dir $@)
 	$(Q){ printf '[SEE ALSO]\n'; \
-	  for p in futexsim $(MAN_CMDS:%=futexsim-%) $(MAN_TOOLS:%=futexsim-%); do printf '.BR %s (1),\n' $$p; done; \
+	  for p in futexsim $(MAN_CMDS:%=futexsim-%) $(MAN_TOOLS:%=futexsim-%) $(PY_TOOLS:%=futexsim-%); do printf '.BR %s (1),\n' $$p; done; \
 	  printf 'and README.md and docs/*.md in %s.\n' '$(docdir)'; } > $@
 $(MAN_DIR)/futexsim.1: $(BIN) $(MAN_DIR)/see-also.h2m
 	$(Q)$(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m \
@@ -523,6 +527,15 @@ $(MAN_CMDS:%=$(MAN_DIR)/futexsim-%.1): $(MAN_DIR)/futexsim-%.1: $(BIN) $(MAN_DIR
 $(MAN_TOOLS:%=$(MAN_DIR)/futexsim-%.1): $(MAN_DIR)/futexsim-%.1: $(TOOL_DIR)futexsim-% $(MAN_DIR)/see-also.h2m
 	$(Q)$(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m -n "$(MAN_NAME_$*)" \
 	    --version-string="futexsim-$* $$($(BIN) --version | cut -d' ' -f2-)" -o $@ $(TOOL_DIR)futexsim-$*
+
+# The Python tools' pages: help2man runs each through a link named as make install names
+# it (futexsim-collect, ...), so that its usage line names the installed command.
+$(PY_TOOLS:%=$(MAN_DIR)/futexsim-%.1): $(MAN_DIR)/futexsim-%.1: analysis/% analysis/results_io.py $(BIN) $(MAN_DIR)/see-also.h2m
+	$(Q)ln -sf "$(CURDIR)/analysis/$*" $(MAN_DIR)/futexsim-$* && \
+	  if $(MAN_DIR)/futexsim-$* --help >/dev/null 2>&1; then \
+	    $(MAN_ENV) help2man --no-info --no-discard-stderr -i $(MAN_DIR)/see-also.h2m -n "$(MAN_NAME_$*)" \
+	      --version-string="futexsim-$* $$($(BIN) --version | cut -d' ' -f2-)" -o $@ $(MAN_DIR)/futexsim-$*; \
+	  else echo "futexsim-$*(1) not made: its --help fails (/usr/bin/python3 lacks h5py, numpy or matplotlib?)"; fi
 
 .PHONY: install uninstall
 install: $(BIN) $(TOOLS)
@@ -545,7 +558,8 @@ install: $(BIN) $(TOOLS)
 	  rm -rf $(BUILD)/man-install && \
 	  $(MAKE) --no-print-directory man MAN_DIR=$(BUILD)/man-install MAN_DATA='$(pkgdatadir)' && \
 	  $(INSTALL) -d $(DESTDIR)$(mandir) && \
-	  $(INSTALL) -m 644 $(MAN_PAGES:$(MAN_DIR)/%=$(BUILD)/man-install/%) $(DESTDIR)$(mandir)/; \
+	  for page in $(MAN_PAGES:$(MAN_DIR)/%=$(BUILD)/man-install/%); do \
+	    if [ -f $$page ]; then $(INSTALL) -m 644 $$page $(DESTDIR)$(mandir)/ || exit 1; fi; done; \
 	else echo "help2man missing: no man pages installed (apt-get install help2man)"; fi
 
 uninstall:
@@ -553,7 +567,7 @@ uninstall:
 	  $(PY_TOOLS:%=$(DESTDIR)$(bindir)/futexsim-%)
 	rm -rf $(DESTDIR)$(pkgdatadir) $(DESTDIR)$(docdir)
 	rm -f $(DESTDIR)$(mandir)/futexsim.1 $(MAN_CMDS:%=$(DESTDIR)$(mandir)/futexsim-%.1) \
-	  $(MAN_TOOLS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
+	  $(MAN_TOOLS:%=$(DESTDIR)$(mandir)/futexsim-%.1) $(PY_TOOLS:%=$(DESTDIR)$(mandir)/futexsim-%.1)
 	rm -f $(DESTDIR)$(compdir)/futexsim
 
 clean:

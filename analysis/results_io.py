@@ -26,6 +26,14 @@ SWEEP_FORMAT = "futexsim-sweep"
 DESCRIPTIVE = ["scenario", "machine", "kernel", "workload"]
 
 
+def prog_name(source_name):
+    """The name a tool was run as: futexsim-NAME when run through the link make install puts
+    in PREFIX/bin (its usage and man page then name the installed command), else its path in
+    the source tree."""
+    base = os.path.basename(sys.argv[0])
+    return base if base.startswith("futexsim-") else source_name
+
+
 class InputError(Exception):
     """A file that is not what the command expects; the message names the file."""
 
