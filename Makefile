@@ -186,7 +186,7 @@ run: deps
 # step's output printed whole when it ends, with its wall time; the slowest steps first.
 CHECK_JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 CHECK_SCRIPTS := protocol_mutants sched_mutants install docs_examples fuzz_tools studies \
-                 slurm layers config_sources
+                 slurm layers config_sources fuzz_targets
 CHECK_STEPS := $(CHECK_SCRIPTS:%=check-step/%) $(TEST_BINS:$(BUILD)/tests/%=check-step/%)
 .PHONY: check-steps $(CHECK_STEPS)
 
@@ -217,6 +217,11 @@ check-step/studies:
 	$(call check_step,tests/studies.py,FUTEXSIM=$(CURDIR)/$(BIN) PYTHON=$(PYTHON) $(PYTHON) tests/studies.py)
 check-step/fuzz_tools:
 	$(call check_step,tests/fuzz/fuzz_tools.py,$(PYTHON) tests/fuzz/fuzz_tools.py --runs 6 --out $(BUILD)/tools-artifacts)
+# the fuzz targets compile (make fuzz builds them with clang; check_fuzz_replay and
+# check_fuzz_trace include the scenario's and the trace's, not the result reader's)
+check-step/fuzz_targets:
+	$(call check_step,tests/fuzz/fuzz_*.c,$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -Werror -fsyntax-only tests/fuzz/fuzz_results.c \
+	  tests/fuzz/fuzz_scenario.c tests/fuzz/fuzz_trace.c)
 check-step/docs_examples:
 	$(call check_step,tests/docs_examples.sh,PYTHON=$(PYTHON) FUTEXSIM=$(CURDIR)/$(BIN) sh tests/docs_examples.sh)
 # install.sh's makes (of this tree: nothing to do; of its copy) keep this make's variables
@@ -352,7 +357,10 @@ sweep-demo: deps
 	  --published analysis/data/e5-2650-sweep-2024.csv:all_28
 
 # Robustness (docs/robustness.md):
-#   make fuzz       libFuzzer (clang) over the scenario loader and --set parser for
+#   make fuzz       every target below in turn, FUZZ_SECONDS each, then a table of the
+#                   inputs tried, crashes, hangs and out-of-memory inputs of each
+#                   (tests/fuzz/fuzz_all.sh; logs in build-fuzz/TARGET.log)
+#   make fuzz-scenario  libFuzzer (clang) over the scenario loader and --set parser for
 #                   FUZZ_SECONDS; new inputs collect in build-fuzz/corpus, crashes land in
 #                   tests/fuzz/crashes/ (make check replays them: fix, then commit them)
 #   make fuzz-merge minimize tests/fuzz/corpus with what make fuzz found
@@ -380,7 +388,7 @@ FUZZ_RESULTS_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=262144 -fork=1 -ig
   -ignore_crashes=1 -ignore_ooms=1
 FUZZ_TRACE_BIN := build-fuzz/fuzz_trace
 FUZZ_TRACE_FLAGS := -timeout=10 -rss_limit_mb=2048 -max_len=16384
-.PHONY: fuzz fuzz-merge fuzz-results fuzz-trace fuzz-tools sanitize
+.PHONY: fuzz fuzz-scenario fuzz-merge fuzz-results fuzz-trace fuzz-tools sanitize
 # The fuzz targets (tests/fuzz/fuzz_*.c): clang's own flags, whatever CC and CFLAGS
 # are, warnings as errors.
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/*.h sim/core/*.h sim/views/*.h models/*.h)
@@ -390,6 +398,9 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(REVISION_C) $(wildcard sim/
 	  -fno-sanitize-recover=undefined $(DEP_CFLAGS) -o $@ $< $(LIB_SRCS) $(REVISION_C) $(DEP_LIBS)
 
 fuzz: deps
+	@MAKE='$(MAKE)' FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/fuzz_all.sh
+
+fuzz-scenario: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS=clang
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@mkdir -p build-fuzz/corpus tests/fuzz/crashes

@@ -19,6 +19,8 @@
 
 #include "sim/core/utf8.h"
 #include "sim/h5read.h"
+#include "sim/views/json.h"
+#include "sim/views/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
