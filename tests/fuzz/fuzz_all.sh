@@ -25,7 +25,7 @@ summary=build-fuzz/fuzz-summary.txt
 # libc is in libhdf5, else futexsim (its reader's own checks abort through libc)
 whose() {
 	ASAN_OPTIONS=detect_leaks=0 timeout 60 build-fuzz/fuzz_results "$1" 2>&1 |
-		awk '/^ *#[0-9]+ / && !/libasan|libubsan|libc\.so|libc-|__sanitizer|__asan|__ubsan|abort|raise|libFuzzer|fuzzer::/ {
+		awk '/^ *#[0-9]+ / && !/libasan|libubsan|libc\.so|libc-|__sanitizer|__asan|__ubsan|__interceptor|abort|raise|libFuzzer|fuzzer::/ {
 			print (/libhdf5/ ? "libhdf5" : "futexsim"); found = 1; exit }
 			END { if (!found) print "futexsim" }'
 }
