@@ -41,7 +41,8 @@ static const char *const machine_keys[] = {
 static const char *const mitigation_keys[] = { "pti", "spectre_v2", "return_thunk", NULL };
 const char *const mitigation_state_names[] = { "unknown", "off", "on", NULL };
 const char *const spectre_v2_mode_names[] = { "unknown", "off", "retpoline", "ibrs", "eibrs", NULL };
-static const char *const sched_keys[] = { "governor", "halt_poll", "idle_states", "wake_up", "ipi", "wake_to_run", "context_switch", NULL };
+static const char *const sched_keys[] = { "governor", "halt_poll", "idle_states", "wake_up", "ipi_send", "ipi", "wake_to_run", "context_switch",
+					    "thread_exit", NULL };
 const char *const idle_governor_names[] = { "menu", "haltpoll", NULL };
 static const char *const idle_state_keys[] = { "name", "exit_latency", "target_residency", "polls", NULL };
 static const char *const coherence_keys[] = {
@@ -438,7 +439,9 @@ static int read_sched(const struct yt_node *root, struct machine *m, struct fs_e
 	if (cfg_get_enum(n, "governor", idle_governor_names, IDLE_GOV_MENU, &governor, e) ||
 	    cfg_get_duration(n, "halt_poll", 200 * PS_PER_US, 0, PS_PER_S, &s->halt_poll_ps, e) ||
 	    cfg_get_duration(n, "wake_up", 0, 0, PS_PER_MS, &s->wake_up_ps, e) ||
+	    cfg_get_duration(n, "ipi_send", 0, 0, PS_PER_MS, &s->ipi_send_ps, e) ||
 	    cfg_get_duration(n, "ipi", 0, 0, PS_PER_MS, &s->ipi_ps, e) ||
+	    cfg_get_duration(n, "thread_exit", 0, 0, PS_PER_MS, &s->thread_exit_ps, e) ||
 	    cfg_get_duration(n, "wake_to_run", SCHED_DEFAULT_WAKE_TO_RUN_PS, 0, PS_PER_MS, &s->wake_to_run_ps, e) ||
 	    cfg_get_duration(n, "context_switch", SCHED_DEFAULT_CONTEXT_SWITCH_PS, 0, PS_PER_MS,
 			     &s->context_switch_ps, e))

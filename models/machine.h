@@ -73,7 +73,9 @@ struct machine_sched {
 	uint32_t nidle;                /* >= 1; shallowest first */
 	struct idle_state idle[MACHINE_MAX_IDLE_STATES];
 	simtime_t wake_up_ps;          /* the waker's CPU time for one try_to_wake_up of a sleeper */
+	simtime_t ipi_send_ps;         /* the waker's own extra time when its wake-up sends an IPI */
 	simtime_t ipi_ps;              /* a reschedule IPI, from sending to the target's handler */
+	simtime_t thread_exit_ps;      /* a thread's exit on its CPU: pthread_exit to do_exit's last switch */
 	simtime_t wake_to_run_ps;      /* the woken CPU's own work: idle-loop exit, enqueue, pick, switch in */
 	simtime_t context_switch_ps;   /* a busy CPU going from one task to another */
 	bool given;                    /* the file has a sched: block (else the defaults of docs/machine.md) */

@@ -264,6 +264,15 @@ void task_wake_q_flush(struct tasks *ts, struct task *waker)
 	}
 }
 
+/* smp_send_reschedule from try_to_wake_up: the send is the waker's time (a write of
+ * the APIC's ICR; in a guest without IPI virtualisation a VM exit), the IPI then
+ * travels on its own (sched.ipi). The wakee's clock does not wait for the send. */
+static void ipi_sent(const struct machine_sched *s, struct task *waker, bool ipi)
+{
+	if (ipi && waker)
+		waker->clock += s->ipi_send_ps;
+}
+
 void task_wake(struct tasks *ts, struct task *t, struct task *waker)
 {
 	const struct machine_sched *s = ts->msched;
@@ -298,6 +307,7 @@ void task_wake(struct tasks *ts, struct task *t, struct task *waker)
 		idle_record(&ts->idle_hist[cpu], idle_for);
 		delay = idle_wake_cost(s, state, cpu != waker_cpu) + s->wake_to_run_ps;
 		t->stats.wake_ipis += ipi;
+		ipi_sent(s, waker, ipi);
 		ts->cpu_current[cpu] = t->id;
 		ts->core_busy[t->core]++;
 		t->sched.wake_to_idle = true;
@@ -308,6 +318,7 @@ void task_wake(struct tasks *ts, struct task *t, struct task *waker)
 
 		delay = ipi ? s->ipi_ps : 0;
 		t->stats.wake_ipis += ipi;
+		ipi_sent(s, waker, ipi);
 		t->sched.wake_to_idle = false;
 	}
 	t->stats.wake_latency_ps += delay + (now - ts->eng->now);

@@ -669,8 +669,10 @@ START_TEST(sched_block)
 		"    - {name: C1, exit_latency: 2us, target_residency: 2us, polls: true}\n"
 		"    - {name: C6, exit_latency: 133us, target_residency: 400us}\n"
 		"  ipi: 1.1us\n"
+		"  ipi_send: 300ns\n"
 		"  wake_to_run: 800ns\n"
-		"  context_switch: 1200ns\n";
+		"  context_switch: 1200ns\n"
+		"  thread_exit: 9us\n";
 	static const char *const bad[][2] = {
 		{ "sched: {idle_states: []}\n", "1 to 10 states" },
 		{ "sched: {idle_states: [{name: C1, exit_latency: 2us}]}\n", "target_residency" },
@@ -678,6 +680,7 @@ START_TEST(sched_block)
 		  "                      {name: C1, exit_latency: 2us, target_residency: 2us}]}\n",
 		  "shallowest first" },
 		{ "sched: {ipi: 2ms}\n", "ipi" },
+		{ "sched: {thread_exit: 2ms}\n", "thread_exit" },
 		{ "sched: {wake_latency: 2us}\n", "wake_latency" },
 		{ "sched: {idle_states: [{name: C1, exit_latency: 2us, target_residency: 2us, polls: 3}]}\n", "polls" },
 	};
@@ -694,6 +697,8 @@ START_TEST(sched_block)
 	ck_assert_uint_eq(m.sched.idle[2].exit_latency_ps, 133000000);
 	ck_assert_uint_eq(m.sched.idle[2].target_residency_ps, 400000000);
 	ck_assert_uint_eq(m.sched.ipi_ps, 1100000);
+	ck_assert_uint_eq(m.sched.ipi_send_ps, 300000);
+	ck_assert_uint_eq(m.sched.thread_exit_ps, 9000000);
 	ck_assert_uint_eq(m.sched.wake_to_run_ps, 800000);
 	ck_assert_uint_eq(m.sched.context_switch_ps, 1200000);
 	machine_free(&m);
@@ -703,6 +708,8 @@ START_TEST(sched_block)
 	ck_assert(m.sched.idle[0].polls);
 	ck_assert_uint_eq(m.sched.idle[0].exit_latency_ps, 0);
 	ck_assert_uint_eq(m.sched.ipi_ps, 0);
+	ck_assert_uint_eq(m.sched.ipi_send_ps, 0);
+	ck_assert_uint_eq(m.sched.thread_exit_ps, 0);
 	ck_assert_uint_eq(m.sched.wake_to_run_ps, 5000000);
 	ck_assert_uint_eq(m.sched.context_switch_ps, 1500000);
 	machine_free(&m);

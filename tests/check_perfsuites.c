@@ -123,6 +123,68 @@ START_TEST(test_wake_one_at_a_time_in_order)
 }
 END_TEST
 
+/* perf's workers return once woken and exit (machine sched.thread_exit): each blocked
+ * thread does its exit's work exactly once a run, as its own time on its CPU (no SMT
+ * slowdown, no library call around it here); every run still happens; and on two CPUs, where the waker shares its
+ * CPU with half the workers, the exits of those that preempt it lengthen its timed loop
+ * by at least one exit a run (without them a run takes microseconds). */
+START_TEST(test_wake_thread_exit)
+{
+	const char *plain[] = { "workload.threads=4", "workload.runs=3", "workload.cpus=0-1",
+				"machine.costs.smt_slowdown=1", "workload.lock_call=0ns" };
+	const char *exits[] = { "workload.threads=4", "workload.runs=3", "workload.cpus=0-1",
+				"machine.costs.smt_slowdown=1", "machine.sched.thread_exit=40us", "workload.lock_call=0ns" };
+	struct tu_run a, b;
+
+	tu_run(&a, WAKE, plain, 5);
+	tu_run(&b, WAKE, exits, 6);
+	check_every_thread_each_run(&a, 4, 3);
+	check_every_thread_each_run(&b, 4, 3);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(b.s.tasks.v[i].acct.time_ps[TC_USER_WORK] - a.s.tasks.v[i].acct.time_ps[TC_USER_WORK],
+				  3 * 40 * PS_PER_US);
+	ck_assert_double_lt(tu_figure(&a, "run_time_mean"), 20e6);
+	ck_assert_double_ge(tu_figure(&b, "run_time_mean"), tu_figure(&a, "run_time_mean") + 40e6);
+	tu_run_free(&a);
+	tu_run_free(&b);
+}
+END_TEST
+
+/* The waker pays sched.ipi_send for each wake-up that sends an IPI, and only those:
+ * four threads asleep on four other idle CPUs of the E5; in a state that does not
+ * poll (a VM's HLT) each of the run's four wake-ups sends one and the run takes
+ * 4 x ipi_send longer; in the E5's own MWAIT states (they poll) none does
+ * and nothing changes. */
+START_TEST(test_wake_ipi_send)
+{
+	static const char *const states[] = { "machine.sched.idle_states=[{name: HLT, exit_latency: 1us, "
+					      "target_residency: 1us}]",
+					      "workload.runs=3" /* the E5's states */ };
+
+	for (int k = 0; k < 2; k++) {
+		const char *plain[] = { "workload.threads=4", "workload.runs=3", states[k] };
+		const char *sends[] = { "workload.threads=4", "workload.runs=3", states[k], "machine.sched.ipi_send=2us" };
+		struct tu_run a, b;
+		uint64_t ipis = 0;
+
+		tu_run(&a, WAKE, plain, 3);
+		tu_run(&b, WAKE, sends, 4);
+		for (uint32_t i = 0; i < 4; i++)
+			ipis += b.s.tasks.v[i].stats.wake_ipis;
+		ck_assert_uint_eq(ipis, k == 0 ? 3 * 4 : 0);
+		/* the sends, give or take the line transfers the later wake-ups then meet at
+		 * other moments (the woken threads' returns touch the bucket and the word) */
+		if (k == 0)
+			ck_assert_double_eq_tol(tu_figure(&b, "run_time_mean") - tu_figure(&a, "run_time_mean"), 4 * 2e6,
+						0.25e6);
+		else
+			ck_assert_double_eq(tu_figure(&b, "run_time_mean"), tu_figure(&a, "run_time_mean"));
+		tu_run_free(&a);
+		tu_run_free(&b);
+	}
+}
+END_TEST
+
 #define LOCKPI "scenarios/workloads/lock-pi.yaml"
 
 static uint64_t thread_ops(const struct tu_run *r, uint32_t n, uint64_t *min, uint64_t *max)
@@ -208,6 +270,8 @@ int main(void)
 	tcase_add_test(tc, test_requeue_in_order);
 	tcase_add_test(tc, test_requeue_pi);
 	tcase_add_test(tc, test_wake_one_at_a_time_in_order);
+	tcase_add_test(tc, test_wake_thread_exit);
+	tcase_add_test(tc, test_wake_ipi_send);
 	tcase_add_test(tc, test_lock_pi_exclusion_and_turns);
 	tcase_add_test(tc, test_lock_pi_multi_uncontended);
 	suite_add_tcase(s, tc);

@@ -1827,6 +1827,68 @@ START_TEST(sched_derived_by_hand)
 }
 END_TEST
 
+/* The waker's side: ipi_send = wake_call_idle - futex_wake when the idle case's
+ * target did not poll; thread_exit = exit_cold - context_switch. By hand. */
+START_TEST(sched_waker_side_by_hand)
+{
+	struct probe_topology vm, skx;
+	struct probe_sched s;
+
+	read_ok(TREE("1cpu"), &vm);
+	read_ok(TREE("2node-smt"), &skx);
+
+	/* the VM: 5800 - 200 = 5600 ns; 68900 - (2400 - 200 - 300) = 67000 ns */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.poll_state = 0;
+	set(&s.wake_call_idle, 5800);
+	set(&s.exit_cold, 68900);
+	s.exit_preempted = 0.3;
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(s.ipi_send.derived && s.ipi_send.label == 'M' && fabs(s.ipi_send.ns - 5600) < 1e-9);
+	ck_assert_str_eq(s.ipi_send.value, "5.60us");
+	ck_assert_msg(strstr(s.ipi_send.how, "in haltpoll idle, which does not poll) 5.80us") &&
+			      strstr(s.ipi_send.how, "= 5.60us") && strstr(s.ipi_send.how, "; STAMP"),
+		      "%s", s.ipi_send.how);
+	ck_assert(s.thread_exit.derived && s.thread_exit.label == 'M' && fabs(s.thread_exit.ns - 67000) < 1e-9);
+	ck_assert_str_eq(s.thread_exit.value, "67.00us");
+	ck_assert_msg(strstr(s.thread_exit.how, "preempted the waker in 30%") &&
+			      strstr(s.thread_exit.how, "less one context switch 1.90us = 67.00us"),
+		      "%s", s.thread_exit.how);
+
+	/* idle CPUs that poll (intel_idle's C1E): the wake-ups sent no IPI, nothing to send */
+	fake_sched(&s, 2400, 200, 300, 150, 15150, 12000);
+	s.idle_state = 2;
+	s.poll_state = 0;
+	set(&s.wake_call_idle, 900);
+	probe_sched_derive(&skx.idle, &s, "STAMP");
+	ck_assert(!s.ipi_send.derived && s.ipi_send.label == 'A' && s.ipi_send.ns == 0);
+	ck_assert_msg(strstr(s.ipi_send.how, "rested in a state that polls"), "%s", s.ipi_send.how);
+	/* the exit case not run: no exit cost */
+	ck_assert(!s.thread_exit.derived && s.thread_exit.label == 'A' && !strcmp(s.thread_exit.value, "0ns"));
+
+	/* busy CPUs (the idle case's state not the wake-ups'): whether IPIs went is not known */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.idle_state = 1;
+	s.entries_idle = 10;
+	s.sleeps_idle = 1000;
+	set(&s.wake_call_idle, 5800);
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(!s.ipi_send.derived && s.ipi_send.ns == 0);
+	ck_assert_msg(strstr(s.ipi_send.how, "busy with other work"), "%s", s.ipi_send.how);
+
+	/* one CPU: no IPI to send; the exit still measured */
+	fake_sched(&s, 2400, 200, 300, 150, 17700, 10000);
+	s.cross = false;
+	set(&s.exit_cold, 10000);
+	probe_sched_derive(&vm.idle, &s, "STAMP");
+	ck_assert(!s.ipi_send.derived && strstr(s.ipi_send.how, "one CPU"));
+	ck_assert(s.thread_exit.derived && fabs(s.thread_exit.ns - 8100) < 1e-9);
+	probe_topology_free(&vm);
+	probe_topology_free(&skx);
+}
+END_TEST
+
 START_TEST(sched_block_written_and_loaded)
 {
 	static const char *const trees[] = { TREE("1cpu"), TREE("2node-smt"), TREE("ccx"), TREE("offline") };
@@ -2161,6 +2223,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(sched, idle_polls_by_driver_and_state);
 	tcase_add_test(sched, idle_dominant_state_of_snapshots);
 	tcase_add_test(sched, sched_derived_by_hand);
+	tcase_add_test(sched, sched_waker_side_by_hand);
 	tcase_add_test(sched, sched_block_written_and_loaded);
 	tcase_add_test(sched, docs_sched_sample_loads);
 	tcase_add_test(check, schbench_protocol);

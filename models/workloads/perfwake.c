@@ -42,6 +42,7 @@ struct perfwake {
 	double *run_us, *run_ps, *run_count, *run_calls;
 	double *sample_us, *sample_ps, *sample_count;
 	uint64_t woken, moved, violations;
+	bool *exiting;            /* per blocked thread: running its exit (sched.thread_exit) */
 };
 
 static const char *const suite_names[] = { "wake", "wake-parallel", "requeue" };
@@ -135,6 +136,7 @@ static void free_state(void *state)
 	free(w->sample_us);
 	free(w->sample_ps);
 	free(w->sample_count);
+	free(w->exiting);
 	free(w);
 }
 
@@ -278,8 +280,9 @@ static int setup(const struct world *world, const void *params, void **state, st
 	w->sample_us = calloc((size_t)p->runs * p->wakers, sizeof(double));
 	w->sample_ps = calloc((size_t)p->runs * p->wakers, sizeof(double));
 	w->sample_count = calloc((size_t)p->runs * p->wakers, sizeof(double));
+	w->exiting = calloc(p->blocked, sizeof(bool));
 	if (!w->run_us || !w->run_ps || !w->run_count || !w->run_calls || !w->sample_us || !w->sample_ps ||
-	    !w->sample_count)
+	    !w->sample_count || !w->exiting)
 		return fs_fail(e, FS_ERR_LIMIT, "out of memory");
 	if (procset_init(&w->ps, world, &p->pp, !p->up.shared, &ops, w, e) < 0 ||
 	    usync_init(&w->u, world, &w->ps, 2, 0, p->pi, &p->up, e) < 0 ||
@@ -322,6 +325,14 @@ static void program_done(void *state, struct task *t)
 	const struct perfwake_params *p = w->p;
 
 	if (is_blocked_thread(w, t)) {
+		bool *exiting = &w->exiting[t->id - w->first];
+		simtime_t exit_ps = w->world->m->sched.thread_exit_ps;
+
+		if (*exiting) {
+			/* its exit is done: the thread is gone until the next run's */
+			*exiting = false;
+			goto gone;
+		}
 		if (!p->pi || t->call.word == &w->f1->w) {
 			/* back from its wait: woken */
 			if (run_in_window(w))
@@ -335,6 +346,15 @@ static void program_done(void *state, struct task *t)
 			usync_futex_unlock_pi(&w->u, t, w->f2);
 			return;
 		}
+		if (exit_ps) {
+			/* perf's worker returns from its wait and calls pthread_exit: do_exit runs
+			 * on the thread's CPU, inside the waker's timed loop when the thread
+			 * preempted the waker there (a read of futex1 stands for its last access) */
+			*exiting = true;
+			usync_user_atomic(&w->u, t, UP_LOAD, w->f1, 0, 0, exit_ps);
+			return;
+		}
+gone:
 		/* idle until the next run */
 		w->returned++;
 		task_stop(ts, t);

@@ -268,6 +268,11 @@ struct probe_sched {
 	struct probe_value wake_spin;   /* the same across cpu_a-cpu_b, each waiter spinning first: no sleep */
 	struct probe_value wake_idle;   /* across, each waiter sleeping at once: the target CPU idle */
 	struct probe_value wake_poll;   /* the same with /dev/cpu_dma_latency held at 0: the target polls */
+	struct probe_value wake_call_idle; /* wake_idle again, timing only the waker's FUTEX_WAKE call (one call) */
+	struct probe_value exit_cold;   /* perf's wake suites: the waker's FUTEX_WAKE of a thread asleep 0.1 s on
+					   its own CPU, which preempts it and exits, until the waker runs again
+					   (the median of PROBE_EXIT_SAMPLES) */
+	double exit_preempted;          /* share of exit_cold's samples whose wakee ran before the call returned */
 	struct probe_value pipe_same, pipe_cross; /* a pipe ping-pong's round trip (perf bench sched pipe's op) */
 	double perf_pipe_us;            /* `perf bench sched pipe`'s usecs/op; NAN not run */
 	char perf_pipe_why[320];        /* why not, or its command */
@@ -279,8 +284,9 @@ struct probe_sched {
 	uint64_t sleeps_idle, sleeps_poll;  /* both threads' waits that slept during wake_idle, wake_poll */
 	uint64_t entries_idle, entries_poll; /* both CPUs' idle-state entries meanwhile (usage counters) */
 	char poll_why[200];             /* why wake_poll was not measured ("" when it was) */
-	struct probe_derived context_switch, wake_to_run, ipi;
+	struct probe_derived context_switch, wake_to_run, ipi, ipi_send, thread_exit;
 };
+#define PROBE_EXIT_SAMPLES 10
 
 /* The sched block's three costs from s's measured values and the idle states
  * (docs/probe.md gives the arithmetic):
@@ -290,7 +296,11 @@ struct probe_sched {
  *     wake_to_run = wake_poll - wake_spin - exit latency (poll state),
  *     ipi = wake_idle - wake_poll - (exit latency (idle state) - exit latency (poll state));
  *   otherwise ipi is not separable (0, said why) and wake_to_run = wake_idle - wake_spin -
- *   exit latency (idle state), the IPI included when one was sent.
+ *   exit latency (idle state), the IPI included when one was sent;
+ *   ipi_send = wake_call_idle - futex_wake when wake_idle's target did not poll (its
+ *   wake-ups sent the IPI), else 0 (none sent, or not known);
+ *   thread_exit = exit_cold - futex_wake - 2 x context_switch when the wakee preempted
+ *   the waker in at least half of the samples, else 0 (not measured).
  * Negative results (noise) are written as 0, above 1 ms as 1 ms, saying so; what
  * was not measured falls back to the schema's defaults [A]. `stamp` ends each
  * measured comment (date, CPU, kernel). */

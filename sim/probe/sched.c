@@ -46,12 +46,12 @@
 
 double probe_sched_weight(bool cross)
 {
-	return 2 * W_CALL + W_HANDOFF + W_PIPE + (cross ? W_SPIN + W_IDLE + W_POLL + W_PIPE : 0);
+	return 2 * W_CALL + W_HANDOFF + W_PIPE + (cross ? W_SPIN + 2 * W_IDLE + W_POLL + W_PIPE : 0);
 }
 
 uint32_t probe_sched_steps(bool cross)
 {
-	return cross ? 8 : 4;
+	return cross ? 10 : 5;
 }
 
 /* ---- futex calls --------------------------------------------------------------- */
@@ -152,6 +152,7 @@ struct fpp {
 	_Atomic int stuck;
 	struct partner pt;
 	bool spin;                 /* each waiter spins up to SPIN_S before it sleeps */
+	bool time_call;            /* a trial's time is its FUTEX_WAKE calls' alone (the waker's side) */
 	uint32_t seq;              /* the main thread's hand-offs */
 	uint64_t waits, slept;     /* the main thread's waits, and those that slept */
 	uint64_t partner_slept;    /* the partner's waits that slept (written as it ends) */
@@ -229,19 +230,23 @@ static void *fpp_partner(void *arg)
 static double trial_fpp(void *ctx, uint64_t count)
 {
 	struct fpp *p = ctx;
-	double t0 = probe_now_s();
+	double t0 = probe_now_s(), calls = 0;
 
 	for (uint64_t i = 0; i < count; i++) {
 		uint32_t seq = ++p->seq;
+		double c0;
 
 		atomic_store_explicit(&p->to_partner, seq, memory_order_release);
+		c0 = p->time_call ? probe_now_s() : 0;
 		futex_wake1(&p->to_partner);
+		if (p->time_call)
+			calls += probe_now_s() - c0;
 		if (await_word(&p->to_main, seq, p->spin, &p->pt.gone, &p->waits, &p->slept) != 0) {
 			atomic_store(&p->stuck, 1);
 			return -1;
 		}
 	}
-	return probe_now_s() - t0;
+	return p->time_call ? calls : probe_now_s() - t0;
 }
 
 /* ---- the pipe ping-pong ---------------------------------------------------------- */
@@ -310,8 +315,11 @@ static int measure_between(struct probe_run *run, const char *what, probe_trial_
 	return 0;
 }
 
-static int fpp_measure(struct probe_run *run, const char *what, uint32_t a, uint32_t b, bool spin, double weight,
-		       struct probe_value *v, double *slept, uint64_t *sleeps, const char *how, struct fs_error *e)
+/* A futex ping-pong between CPUs a and b: one way (round trip / 2), or with
+ * `time_call` the waker's FUTEX_WAKE call alone. */
+static int fpp_measure(struct probe_run *run, const char *what, uint32_t a, uint32_t b, bool spin, bool time_call,
+		       double weight, struct probe_value *v, double *slept, uint64_t *sleeps, const char *how,
+		       struct fs_error *e)
 {
 	struct fpp *p;
 	int rc;
@@ -320,7 +328,9 @@ static int fpp_measure(struct probe_run *run, const char *what, uint32_t a, uint
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 	memset(p, 0, sizeof(*p));
 	p->spin = spin;
-	rc = measure_between(run, what, trial_fpp, p, &p->pt, fpp_partner, a, b, weight, 1e9 / 2, v, how, e);
+	p->time_call = time_call;
+	rc = measure_between(run, what, trial_fpp, p, &p->pt, fpp_partner, a, b, weight, time_call ? 1e9 : 1e9 / 2, v,
+			     how, e);
 	if (atomic_load(&p->pt.started)) {
 		atomic_store(&p->stop, 1);
 		atomic_store_explicit(&p->to_partner, p->seq + 1, memory_order_release);
@@ -418,6 +428,116 @@ static int latency_qos_zero(char *why, size_t size)
 	return fd;
 }
 
+/* ---- a thread's exit, as perf's wake suites meet it ------------------------------ */
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct exiter {
+	_Alignas(128) _Atomic uint32_t word;
+	_Atomic int asleep;        /* it is about to wait (then sleeps: the main thread waits 0.1 s) */
+	_Atomic long woke_ns;      /* when its FUTEX_WAIT returned (0: not yet) */
+	uint32_t cpu;
+	_Atomic int failed;
+};
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* perf's worker (futex-wake.c's workerfn): sleeps in FUTEX_WAIT, then returns: pthread_exit. */
+static void *exiter_fn(void *arg)
+{
+	struct exiter *x = arg;
+	int err = probe_pin_self(x->cpu);
+
+	if (err) {
+		atomic_store(&x->failed, err);
+		return NULL;
+	}
+	atomic_store(&x->asleep, 1);
+	while (atomic_load_explicit(&x->word, memory_order_acquire) == 0)
+		futex_wait_for(&x->word, 0, NULL);
+	atomic_store(&x->woke_ns, now_ns());
+	return NULL;
+}
+
+/* PROBE_EXIT_SAMPLES times: a thread pinned to CPU a sleeps in FUTEX_WAIT while the
+ * main thread, on CPU a too, sleeps 0.1 s (perf's usleep(100000) before it times),
+ * then wakes it and joins it. Timed: from the woken thread running again (its
+ * FUTEX_WAIT returned) to the main thread back from pthread_join: the thread's return
+ * and exit, with what 0.1 s of sleep leaves cold, and one switch back to the main
+ * thread, whether the wakee preempted it (then the exit ran inside its FUTEX_WAKE
+ * call, as in perf's timed loop) or it slept in the join. The median of the samples,
+ * and the share in which the wakee preempted the waker. */
+static int measure_exit(struct probe_run *run, uint32_t a, struct probe_value *v, double *preempted,
+			struct fs_error *e)
+{
+	double d[PROBE_EXIT_SAMPLES];
+	uint32_t ran_first = 0;
+	int err;
+
+	if ((err = probe_pin_self(a)) != 0)
+		return probe_pin_failed(e, a, err, "futexsim probe runs its benchmarks on chosen CPUs; nothing written");
+	for (uint32_t k = 0; k < PROBE_EXIT_SAMPLES; k++) {
+		struct exiter *x;
+		pthread_t th;
+		struct timespec nap = { 0, 100000000L };
+		long t0, t1, t2, woke;
+
+		if (posix_memalign((void **)&x, 128, sizeof(*x)) != 0)
+			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
+		memset(x, 0, sizeof(*x));
+		x->cpu = a;
+		if ((err = pthread_create(&th, NULL, exiter_fn, x)) != 0) {
+			free(x);
+			return fs_fail(e, FS_ERR_RUNTIME, "cannot start a benchmark thread: %s", strerror(err));
+		}
+		while (!atomic_load(&x->asleep) && !atomic_load(&x->failed))
+			sched_yield();
+		nanosleep(&nap, NULL);
+		t0 = now_ns();
+		atomic_store_explicit(&x->word, 1, memory_order_release);
+		futex_wake1(&x->word);
+		t1 = now_ns();
+		ran_first += atomic_load(&x->woke_ns) != 0;
+		pthread_join(th, NULL);
+		t2 = now_ns();
+		err = atomic_load(&x->failed);
+		woke = atomic_load(&x->woke_ns);
+		free(x);
+		if (err)
+			return probe_pin_failed(e, a, err, "futexsim probe runs its benchmarks on chosen CPUs; nothing written");
+		(void)t0;
+		(void)t1;
+		d[k] = (double)(t2 - woke);
+	}
+	qsort(d, PROBE_EXIT_SAMPLES, sizeof(d[0]), by_value);
+	memset(v, 0, sizeof(*v));
+	v->measured = true;
+	v->n = PROBE_EXIT_SAMPLES;
+	v->median = v->estimate = (d[PROBE_EXIT_SAMPLES / 2 - 1] + d[PROBE_EXIT_SAMPLES / 2]) / 2;
+	v->lo = d[0];
+	v->hi = d[PROBE_EXIT_SAMPLES - 1];
+	v->attempts = 1;
+	*preempted = (double)ran_first / PROBE_EXIT_SAMPLES;
+	snprintf(v->how, sizeof(v->how),
+		 "a thread asleep in FUTEX_WAIT on CPU %" PRIu32 " woken after 0.1 s by the main thread on the same CPU "
+		 "(perf bench futex wake's protocol), timed from its FUTEX_WAIT's return to the main thread back from "
+		 "pthread_join; the median of %d samples (min-max), the wakee preempted the waker in %.0f%%",
+		 a, PROBE_EXIT_SAMPLES, 100 * *preempted);
+	probe_progress(run, "exit (after 0.1 s)", v);
+	return 0;
+}
+
 int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cross, struct fs_error *e)
 {
 	const struct probe_topology *t = run->t;
@@ -425,6 +545,7 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 	struct own_word *o;
 	uint64_t *before = calloc(2 * PROBE_MAX_IDLE, sizeof(*before)), *after = calloc(2 * PROBE_MAX_IDLE, sizeof(*after));
 	uint64_t sleeps;
+	double slept;
 	bool known;
 	int rc = -1, fd;
 
@@ -437,25 +558,26 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 		return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
 	}
 	memset(o, 0, sizeof(*o));
-	if (probe_measure_single(run, "futex_wake", trial_futex_wake, o, W_CALL, TRIAL_CALL, &s->futex_wake,
+	if (measure_exit(run, a, &s->exit_cold, &s->exit_preempted, e) < 0 ||
+	    probe_measure_single(run, "futex_wake", trial_futex_wake, o, W_CALL, TRIAL_CALL, &s->futex_wake,
 				 "FUTEX_WAKE of a word nobody waits on, in a loop", e) < 0 ||
 	    probe_measure_single(run, "futex_wait", trial_futex_wait, o, W_CALL, TRIAL_CALL, &s->futex_wait,
 				 "FUTEX_WAIT with a value the word does not hold (EAGAIN), in a loop", e) < 0 ||
-	    fpp_measure(run, "handoff (one CPU)", a, a, false, W_HANDOFF, &s->handoff, &s->slept_same, &sleeps,
+	    fpp_measure(run, "handoff (one CPU)", a, a, false, false, W_HANDOFF, &s->handoff, &s->slept_same, &sleeps,
 			"a futex ping-pong of two threads on one CPU (each FUTEX_WAKEs the other, then sleeps in "
 			"FUTEX_WAIT), one way = round trip / 2",
 			e) < 0 ||
 	    ppp_measure(run, "pipe (one CPU)", a, a, &s->pipe_same, e) < 0)
 		goto out;
 	if (cross) {
-		if (fpp_measure(run, "wake_spin", a, b, true, W_SPIN, &s->wake_spin, &s->slept_spin, &sleeps,
+		if (fpp_measure(run, "wake_spin", a, b, true, false, W_SPIN, &s->wake_spin, &s->slept_spin, &sleeps,
 				"a futex ping-pong across two CPUs, each waiter spinning up to 50 us before it would "
 				"sleep (no sleep, no wake-up: the hand-off and a FUTEX_WAKE finding no waiter), one way = "
 				"round trip / 2",
 				e) < 0)
 			goto out;
 		known = usage_snapshot(t, a, b, before);
-		if (fpp_measure(run, "wake_idle", a, b, false, W_IDLE, &s->wake_idle, &s->slept_idle, &s->sleeps_idle,
+		if (fpp_measure(run, "wake_idle", a, b, false, false, W_IDLE, &s->wake_idle, &s->slept_idle, &s->sleeps_idle,
 				"a futex ping-pong across two CPUs, each waiter sleeping in FUTEX_WAIT at once (its CPU "
 				"idle in the state the governor picks), one way = round trip / 2",
 				e) < 0)
@@ -463,10 +585,16 @@ int probe_measure_sched(struct probe_run *run, uint32_t a, uint32_t b, bool cros
 		known = known && usage_snapshot(t, a, b, after);
 		s->idle_state = dominant_state(t, known, before, after);
 		s->entries_idle = known ? idle_entries(t, before, after) : 0;
+		if (fpp_measure(run, "wake_call_idle", a, b, false, true, W_IDLE, &s->wake_call_idle, &slept, &sleeps,
+				"wake_idle's ping-pong again, timing only the waker's FUTEX_WAKE call that wakes the "
+				"sleeper (try_to_wake_up of a task on another, idle CPU, and the IPI's send when it does "
+				"not poll)",
+				e) < 0)
+			goto out;
 		fd = latency_qos_zero(s->poll_why, sizeof(s->poll_why));
 		if (fd >= 0) {
 			known = usage_snapshot(t, a, b, before);
-			rc = fpp_measure(run, "wake_poll", a, b, false, W_POLL, &s->wake_poll, &s->slept_poll, &s->sleeps_poll,
+			rc = fpp_measure(run, "wake_poll", a, b, false, false, W_POLL, &s->wake_poll, &s->slept_poll, &s->sleeps_poll,
 					 "the same with " LATENCY_QOS " held at 0 (no exit latency allowed: the "
 					 "governor keeps the CPUs in a polling state), one way = round trip / 2",
 					 e);
@@ -605,7 +733,7 @@ static double exit_ns(const struct probe_idle *idle, int k)
 	return k >= 0 ? (double)idle->s[k].latency_us * 1000 : 0;
 }
 
-void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
+static void derive_wakeups(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
 {
 	char h[200], w[200], a[200], sp[200], id[200], po[200], how[1200];
 	/* a case whose CPUs entered an idle state less often than its waiters slept ran
@@ -734,6 +862,67 @@ void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, co
 	}
 }
 
+/* What the waker pays: the IPI's send, and a woken thread's exit on its CPU. */
+static void derive_waker_side(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
+{
+	const bool idle_idle = probe_sched_was_idle(s->entries_idle, s->sleeps_idle);
+	const int i = idle_idle ? s->idle_state : -1;
+	char how[1200], c[200], w[200], r[32];
+
+	memset(&s->ipi_send, 0, sizeof(s->ipi_send));
+	memset(&s->thread_exit, 0, sizeof(s->thread_exit));
+	if (!s->cross || !s->wake_call_idle.measured || !s->futex_wake.measured)
+		fallback(&s->ipi_send, "0ns", 0, "not measured (%s): 0, the IPI's send in sched.wake_up",
+			 s->cross ? "the cross-CPU ping-pong did not run" : "one CPU: no IPI to send");
+	else if (i < 0 || idle->s[i].polls)
+		fallback(&s->ipi_send, "0ns", 0,
+			 "not measured: %s; 0, the IPI's send in sched.wake_up",
+			 i < 0 ? "which idle state wake_idle's CPUs rested in is not known, or they were busy with other "
+				 "work (so whether its wake-ups sent an IPI is not known)"
+			       : "wake_idle's CPUs rested in a state that polls: its wake-ups sent no IPI");
+	else {
+		double x = s->wake_call_idle.estimate - s->futex_wake.estimate;
+
+		brief(c, sizeof(c), &s->wake_call_idle, NAN);
+		brief(w, sizeof(w), &s->futex_wake, NAN);
+		dfmt(r, sizeof(r), x);
+		snprintf(how, sizeof(how),
+			 "CPUs %" PRIu32 "-%" PRIu32 ": the waker's FUTEX_WAKE of a waiter asleep on an idle CPU (in %s, "
+			 "which does not poll) %s, less a FUTEX_WAKE finding no waiter %s = %s: the try_to_wake_up of a "
+			 "remote sleeper with the reschedule IPI's send (sched.wake_up is not measured apart: 0)",
+			 s->cpu_a, s->cpu_b, idle->s[i].name, c, w, r);
+		derived(&s->ipi_send, x, how, stamp);
+		add_warning(&s->ipi_send, "wake_call_idle", &s->wake_call_idle);
+		add_warning(&s->ipi_send, "futex_wake", &s->futex_wake);
+	}
+	if (!s->exit_cold.measured || !s->context_switch.derived || s->context_switch.label != 'M')
+		fallback(&s->thread_exit, "0ns", 0, "not measured (%s): 0, no exit cost",
+			 s->exit_cold.measured ? "the context switch was not measured" : "the exit case did not run");
+	else {
+		double x = s->exit_cold.estimate - s->context_switch.ns;
+		char sw[32];
+
+		dfmt(c, sizeof(c), s->exit_cold.estimate);
+		dfmt(sw, sizeof(sw), s->context_switch.ns);
+		dfmt(r, sizeof(r), x);
+		snprintf(how, sizeof(how),
+			 "CPU %" PRIu32 ": a thread woken after 0.1 s asleep on its waker's CPU, from its FUTEX_WAIT's "
+			 "return to the waker back from pthread_join, %s (the median of %d, min-max %.1f-%.1fus; it "
+			 "preempted the waker in %.0f%%), less one context switch %s = %s: the thread's return to user "
+			 "space and its exit (pthread_exit, do_exit, the last switch away), with what 0.1 s of sleep "
+			 "left cold, as perf bench futex's wake suites meet it",
+			 s->cpu_a, c, PROBE_EXIT_SAMPLES, s->exit_cold.lo / 1000, s->exit_cold.hi / 1000,
+			 100 * s->exit_preempted, sw, r);
+		derived(&s->thread_exit, x, how, stamp);
+	}
+}
+
+void probe_sched_derive(const struct probe_idle *idle, struct probe_sched *s, const char *stamp)
+{
+	derive_wakeups(idle, s, stamp);
+	derive_waker_side(idle, s, stamp);
+}
+
 /* ---- the file and the terminal ------------------------------------------------------ */
 
 static void derived_line(FILE *f, const char *key, const struct probe_derived *d)
@@ -796,9 +985,11 @@ void probe_sched_render(FILE *f, const struct probe_topology *t, const struct pr
 			fprintf(f, "    - {name: \"default idle\", exit_latency: 0us, target_residency: 0us, polls: false}  # [A] "
 				   "every state disabled: the architecture's default idle\n");
 	}
+	derived_line(f, "ipi_send", &s->ipi_send);
 	derived_line(f, "ipi", &s->ipi);
 	derived_line(f, "wake_to_run", &s->wake_to_run);
 	derived_line(f, "context_switch", &s->context_switch);
+	derived_line(f, "thread_exit", &s->thread_exit);
 }
 
 static void print_one(FILE *f, const char *what, const struct probe_value *v, double scale, const char *unit)
@@ -833,6 +1024,11 @@ void probe_sched_print(const struct probe_topology *t, const struct probe_result
 	} else if (s->cross) {
 		fprintf(f, "    %-22s not measured: %s\n", "wake_poll", s->poll_why);
 	}
+	print_one(f, "wake_call_idle", &s->wake_call_idle, 1000, "us");
+	if (s->exit_cold.measured)
+		fprintf(f, "    %-22s %9.2f us median, min-max %.2f-%.2f, %" PRIu32 " samples, the wakee preempted in %.0f%%\n",
+			"exit (after 0.1 s)", s->exit_cold.estimate / 1000, s->exit_cold.lo / 1000, s->exit_cold.hi / 1000,
+			s->exit_cold.n, 100 * s->exit_preempted);
 	print_one(f, "pipe round trip, 1 CPU", &s->pipe_same, 1000, "us");
 	print_one(f, "pipe round trip, 2 CPUs", &s->pipe_cross, 1000, "us");
 	if (!isnan(s->perf_pipe_us))
@@ -840,6 +1036,8 @@ void probe_sched_print(const struct probe_topology *t, const struct probe_result
 			s->perf_pipe_why);
 	else if (s->perf_pipe_why[0])
 		fprintf(f, "    %-22s not run: %s\n", "perf bench sched pipe", s->perf_pipe_why);
-	fprintf(f, "  sched: ipi %s [%c], wake_to_run %s [%c], context_switch %s [%c]\n", s->ipi.value, s->ipi.label,
-		s->wake_to_run.value, s->wake_to_run.label, s->context_switch.value, s->context_switch.label);
+	fprintf(f, "  sched: ipi_send %s [%c], ipi %s [%c], wake_to_run %s [%c], context_switch %s [%c], thread_exit %s [%c]\n",
+		s->ipi_send.value, s->ipi_send.label, s->ipi.value, s->ipi.label, s->wake_to_run.value,
+		s->wake_to_run.label, s->context_switch.value, s->context_switch.label, s->thread_exit.value,
+		s->thread_exit.label);
 }
