@@ -1151,7 +1151,8 @@ static int cmp_u64(const void *a, const void *b)
 /* The calibration (header): the loop untraced and traced; the traced loop's
  * median gap between its calls and median call, against the untraced call. */
 #define CALIBRATION_CALLS 5000u /* [A] enough for stable medians; under strace about 0.3 s */
-static int calibrate(enum record_tracer tr, const char *self, const char *tmp, struct trace *into, struct fs_error *e)
+static int calibrate_once(enum record_tracer tr, const char *self, const char *tmp, struct trace *into, uint64_t *got,
+			  struct fs_error *e)
 {
 	char n[32], out[4200];
 	char *loop[] = { (char *)self, "record", "--calibration-loop", n, NULL };
@@ -1190,12 +1191,13 @@ static int calibrate(enum record_tracer tr, const char *self, const char *tmp, s
 			gaps[ngaps++] = ev->t - t.events[prev].t - t.events[prev].dur - ev->preempted - ev->slept;
 		prev = i;
 	}
+	*got = ngaps;
 	if (ngaps < CALIBRATION_CALLS / 2) {
+		/* a busy machine: the tracer lost events, or the loop was off its CPU */
 		free(gaps);
 		free(durs);
 		trace_free(&t);
-		return fs_fail(e, FS_ERR_RUNTIME, "record: the calibration recorded %" PRIu64 " of its %u calls", ngaps,
-			       CALIBRATION_CALLS);
+		return 1;
 	}
 	qsort(gaps, ngaps, sizeof(*gaps), cmp_u64);
 	qsort(durs, ndurs, sizeof(*durs), cmp_u64);
@@ -1208,6 +1210,31 @@ static int calibrate(enum record_tracer tr, const char *self, const char *tmp, s
 	free(durs);
 	trace_free(&t);
 	return 0;
+}
+
+/* Up to CALIBRATION_ATTEMPTS times while the tracer keeps too few of the loop's calls;
+ * then the trace goes without its overhead line, saying so on stderr: 0 calibrated, 1
+ * not (warned), -1 failed. */
+#define CALIBRATION_ATTEMPTS 3
+static int calibrate(enum record_tracer tr, const char *self, const char *tmp, struct trace *into, bool quiet,
+		     struct fs_error *e)
+{
+	uint64_t got = 0;
+
+	for (int k = 0; k < CALIBRATION_ATTEMPTS; k++) {
+		int rc = calibrate_once(tr, self, tmp, into, &got, e);
+
+		if (rc <= 0)
+			return rc;
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"futexsim record: warning: the tracer's calibration kept %" PRIu64 " of its %u calls (at least half "
+			"needed) in %d attempts: the machine is busy (the tracer loses events, the loop is off its CPU); the "
+			"trace has no overhead line (a replay's tracer_overhead: auto then takes none: give it a duration, "
+			"or record again on a quieter machine)\n",
+			got, CALIBRATION_CALLS, CALIBRATION_ATTEMPTS);
+	return 1;
 }
 
 static void summary(const struct trace *t, const char *path, int status, FILE *out)
@@ -1282,7 +1309,7 @@ int record_run(const struct record_opts *o, struct fs_error *e)
 		fs_fail(e, FS_ERR_RUNTIME, "record: cannot run %s", o->argv[0]);
 		goto out;
 	}
-	if (o->calibrate && calibrate(tr, o->self, tmp, &header, e) < 0)
+	if (o->calibrate && calibrate(tr, o->self, tmp, &header, o->quiet, e) < 0)
 		goto out;
 	if (trace_program(tr, o->argv, tmp, o->keep_raw, false, &t, &status, e) < 0)
 		goto out;
