@@ -2,6 +2,8 @@
 #include "sim/runpool.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@ int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *o
 	pid_t pids[RUNPOOL_MAX_JOBS];
 	unsigned started = 0;
 	int failed = 0;
+	bool forwarded = false;
 
 	if (!jobs)
 		jobs = runpool_default_jobs();
@@ -64,8 +67,17 @@ int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *o
 
 		for (size_t i = w; i < n; i += jobs) {
 			double v = -1;
+			ssize_t got;
 
-			if (read(fds[w][0], &v, sizeof(v)) != (ssize_t)sizeof(v))
+			/* a signal for the caller (its SIGINT or SIGTERM handler ran: the
+			 * caller was interrupted alone, not its process group) goes to the
+			 * workers too, whose simulations then stop as the caller's would */
+			while ((got = read(fds[w][0], &v, sizeof(v))) < 0 && errno == EINTR && !forwarded) {
+				for (unsigned k = 0; k < started; k++)
+					kill(pids[k], SIGINT);
+				forwarded = true;
+			}
+			if (got != (ssize_t)sizeof(v))
 				v = -1;
 			out[i] = v;
 			if (!(v >= 0) && !failed)

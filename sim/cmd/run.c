@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/band.h"
+#include "sim/runpool.h"
 #include "sim/cliopt.h"
 #include "sim/h5out.h"
 #include "sim/results.h"
@@ -88,7 +89,8 @@ const char usage_run[] =
 	"                   block moved by the spread of a uniform draw over its range; print\n"
 	"                   the Averaged figure's 1-sigma band ('band' line; in the file as\n"
 	"                   summary/ops_per_sec_band). The band covers the costs' uncertainty,\n"
-	"                   not the model's own errors. docs/calibration.md\n"
+	"                   not the model's own errors. Its runs go on every host CPU at once\n"
+	"                   (the figures do not depend on how many). docs/calibration.md\n"
 	"  --check          load the scenario with its overrides and build its models as\n"
 	"                   the run would (keys, values, presets, limits, the workload's\n"
 	"                   setup), then stop: print nothing, run nothing, write nothing;\n"
@@ -324,62 +326,78 @@ void run_output_note(const struct h5out *out, const struct sim *s)
 	fprintf(stderr, "futexsim: results in %s%s\n", out->published, s->interrupted ? " (marked incomplete)" : "");
 }
 
+/* One band run, in a worker of the run pool: the scenario with run r's moves after
+ * the user's overrides; perf's Averaged figure, or -1 (said on stderr) when it
+ * failed or was interrupted. */
+struct band_ctx {
+	const struct run_args *a;
+	const struct band_plan *plan;
+	volatile sig_atomic_t *interrupt;
+};
+
+static double band_run(size_t r, void *ctx)
+{
+	const struct band_ctx *c = ctx;
+	const struct run_args *a = c->a;
+	const struct band_plan *plan = c->plan;
+	const char *sets[MAX_SETS + BAND_MAX_PARAMS + 1];
+	struct fs_error e = { 0 };
+	struct scenario bsc;
+	struct sim bs;
+	struct results br;
+	double figure = -1;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nsets; i++)
+		sets[n++] = a->sets[i];
+	for (uint32_t i = 0; i < plan->nparams; i++)
+		sets[n++] = plan->sets[r][i];
+	sets[n] = NULL;
+	if (!a->quiet) {
+		/* one write a line: the workers' lines do not interleave */
+		char line[64 + BAND_MAX_PARAMS * BAND_SET_LEN];
+		int at = snprintf(line, sizeof(line), "band: run %zu of %u:", r + 1, plan->nruns);
+
+		for (uint32_t i = 0; i < plan->nparams && at > 0 && (size_t)at < sizeof(line); i++)
+			at += snprintf(line + at, sizeof(line) - (size_t)at, " %s", plan->sets[r][i] + strlen("machine."));
+		fprintf(stderr, "%s\n", line);
+	}
+	if (scenario_load_dirs(&bsc, a->path, sets, n, a->config_dirs, &e) == 0 && sim_build(&bs, &bsc, &e) == 0) {
+		bs.eng.interrupt = c->interrupt;
+		if (sim_run(&bs, &e) == 0 && !bs.interrupted) {
+			if (results_from_sim(&br, &bs, 0, 0) == 0)
+				figure = (double)br.avg.mean;
+			else
+				fs_fail(&e, FS_ERR_RUNTIME, "out of memory gathering results");
+			results_free(&br);
+		}
+		sim_free(&bs);
+	}
+	scenario_free(&bsc);
+	if (figure < 0 && e.msg[0])
+		fprintf(stderr, "futexsim: band run %zu: %s\n", r + 1, e.msg);
+	return figure;
+}
+
 /* run --band: the scenario again with each move of `plan` (sim/band.h) after
- * the user's overrides; the band of perf's Averaged figure into `res`. 0 when
+ * the user's overrides, the runs on every host CPU (sim/runpool.h: the figures do
+ * not depend on how many); the band of perf's Averaged figure into `res`. 0 when
  * done, 1 when interrupted (no band), -1 on error. */
 static int run_band(const struct run_args *a, const struct band_plan *plan, struct results *res,
 		    volatile sig_atomic_t *interrupt, struct fs_error *e)
 {
 	double figures[2 * BAND_MAX_PARAMS];
-	int rc = -1;
+	struct band_ctx c = { a, plan, interrupt };
+	int rc = runpool_map(plan->nruns, band_run, &c, 0, figures, e);
 
-	for (uint32_t r = 0; r < plan->nruns; r++) {
-		const char *sets[MAX_SETS + BAND_MAX_PARAMS + 1];
-		size_t n = 0;
-		struct scenario bsc;
-		struct sim bs;
-		struct results br;
-		int ok;
-
-		for (size_t i = 0; i < a->nsets; i++)
-			sets[n++] = a->sets[i];
-		for (uint32_t i = 0; i < plan->nparams; i++)
-			sets[n++] = plan->sets[r][i];
-		sets[n] = NULL;
-		if (!a->quiet) {
-			fprintf(stderr, "band: run %u of %u:", r + 1, plan->nruns);
-			for (uint32_t i = 0; i < plan->nparams; i++)
-				fprintf(stderr, " %s", plan->sets[r][i] + strlen("machine."));
-			fputc('\n', stderr);
-		}
-		if (scenario_load_dirs(&bsc, a->path, sets, n, a->config_dirs, e) < 0) {
-			scenario_free(&bsc);
-			goto out;
-		}
-		ok = sim_build(&bs, &bsc, e) == 0;
-		bs.eng.interrupt = interrupt;
-		ok = ok && sim_run(&bs, e) == 0;
-		if (ok && bs.interrupted) {
-			rc = 1;
-		} else if (ok) {
-			ok = results_from_sim(&br, &bs, 0, 0) == 0;
-			if (ok)
-				figures[r] = (double)br.avg.mean;
-			else
-				fs_fail(e, FS_ERR_RUNTIME, "out of memory gathering results");
-			results_free(&br);
-		}
-		sim_free(&bs);
-		scenario_free(&bsc);
-		if (!ok || rc == 1)
-			goto out;
-	}
+	if (*interrupt)
+		return 1;
+	if (rc < 0)
+		return -1;
 	band_combine(plan, (double)res->avg.mean, figures, &res->band_lo, &res->band_hi);
 	res->band_runs = plan->nruns;
 	res->band_basis = plan->basis;
-	rc = 0;
-out:
-	return rc;
+	return 0;
 }
 
 int cmd_run(int argc, char **argv, volatile sig_atomic_t *interrupt)
