@@ -71,9 +71,10 @@ int runpool_map(size_t n, runpool_task task, void *ctx, unsigned jobs, double *o
 
 			/* a signal for the caller (its SIGINT or SIGTERM handler ran: the
 			 * caller was interrupted alone, not its process group) goes to the
-			 * workers too, whose simulations then stop as the caller's would */
-			while ((got = read(fds[w][0], &v, sizeof(v))) < 0 && errno == EINTR && !forwarded) {
-				for (unsigned k = 0; k < started; k++)
+			 * workers too, once, whose simulations then stop as the caller's
+			 * would; the read is made again, or the figures would shift */
+			while ((got = read(fds[w][0], &v, sizeof(v))) < 0 && errno == EINTR) {
+				for (unsigned k = 0; !forwarded && k < started; k++)
 					kill(pids[k], SIGINT);
 				forwarded = true;
 			}
