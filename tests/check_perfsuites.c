@@ -157,18 +157,16 @@ END_TEST
  * and nothing changes. */
 START_TEST(test_wake_ipi_send)
 {
-	static const char *const states[] = { "machine.sched.idle_states=[{name: HLT, exit_latency: 1us, "
-					      "target_residency: 1us}]",
-					      "workload.runs=3" /* the E5's states */ };
+	static const char hlt[] = "machine.sched.idle_states=[{name: HLT, exit_latency: 1us, target_residency: 1us}]";
 
-	for (int k = 0; k < 2; k++) {
-		const char *plain[] = { "workload.threads=4", "workload.runs=3", states[k] };
-		const char *sends[] = { "workload.threads=4", "workload.runs=3", states[k], "machine.sched.ipi_send=2us" };
+	for (int k = 0; k < 2; k++) { /* k 0: a VM's HLT; 1: the E5's own states */
+		const char *plain[] = { "workload.threads=4", "workload.runs=3", hlt };
+		const char *sends[] = { "workload.threads=4", "workload.runs=3", "machine.sched.ipi_send=2us", hlt };
 		struct tu_run a, b;
 		uint64_t ipis = 0;
 
-		tu_run(&a, WAKE, plain, 3);
-		tu_run(&b, WAKE, sends, 4);
+		tu_run(&a, WAKE, plain, k == 0 ? 3 : 2);
+		tu_run(&b, WAKE, sends, k == 0 ? 4 : 3);
 		for (uint32_t i = 0; i < 4; i++)
 			ipis += b.s.tasks.v[i].stats.wake_ipis;
 		ck_assert_uint_eq(ipis, k == 0 ? 3 * 4 : 0);

@@ -349,7 +349,8 @@ static void program_done(void *state, struct task *t)
 		if (exit_ps) {
 			/* perf's worker returns from its wait and calls pthread_exit: do_exit runs
 			 * on the thread's CPU, inside the waker's timed loop when the thread
-			 * preempted the waker there (a read of futex1 stands for its last access) */
+			 * preempted the waker there (a read of futex1, with the library call's
+			 * lock_call around it, stands for its last access) */
 			*exiting = true;
 			usync_user_atomic(&w->u, t, UP_LOAD, w->f1, 0, 0, exit_ps);
 			return;

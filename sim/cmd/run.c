@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "sim/band.h"
-#include "sim/runpool.h"
 #include "sim/cliopt.h"
 #include "sim/h5out.h"
 #include "sim/results.h"
+#include "sim/runpool.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/views/text.h"

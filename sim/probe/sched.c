@@ -15,6 +15,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -430,28 +432,14 @@ static int latency_qos_zero(char *why, size_t size)
 
 /* ---- a thread's exit, as perf's wake suites meet it ------------------------------ */
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct exiter {
 	_Alignas(128) _Atomic uint32_t word;
 	_Atomic int asleep;        /* it is about to wait (then sleeps: the main thread waits 0.1 s) */
-	_Atomic long woke_ns;      /* when its FUTEX_WAIT returned (0: not yet) */
+	_Atomic int woke;          /* its FUTEX_WAIT returned */
+	double woke_s;             /* when (read after the join) */
 	uint32_t cpu;
 	_Atomic int failed;
 };
-
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
 
 /* perf's worker (futex-wake.c's workerfn): sleeps in FUTEX_WAIT, then returns: pthread_exit. */
 static void *exiter_fn(void *arg)
@@ -466,7 +454,8 @@ static void *exiter_fn(void *arg)
 	atomic_store(&x->asleep, 1);
 	while (atomic_load_explicit(&x->word, memory_order_acquire) == 0)
 		futex_wait_for(&x->word, 0, NULL);
-	atomic_store(&x->woke_ns, now_ns());
+	x->woke_s = probe_now_s();
+	atomic_store(&x->woke, 1);
 	return NULL;
 }
 
@@ -491,7 +480,7 @@ static int measure_exit(struct probe_run *run, uint32_t a, struct probe_value *v
 		struct exiter *x;
 		pthread_t th;
 		struct timespec nap = { 0, 100000000L };
-		long t0, t1, t2, woke;
+		double joined;
 
 		if (posix_memalign((void **)&x, 128, sizeof(*x)) != 0)
 			return fs_fail(e, FS_ERR_RUNTIME, "out of memory");
@@ -504,27 +493,22 @@ static int measure_exit(struct probe_run *run, uint32_t a, struct probe_value *v
 		while (!atomic_load(&x->asleep) && !atomic_load(&x->failed))
 			sched_yield();
 		nanosleep(&nap, NULL);
-		t0 = now_ns();
 		atomic_store_explicit(&x->word, 1, memory_order_release);
 		futex_wake1(&x->word);
-		t1 = now_ns();
-		ran_first += atomic_load(&x->woke_ns) != 0;
+		ran_first += atomic_load(&x->woke); /* it ran before the waker's call returned */
 		pthread_join(th, NULL);
-		t2 = now_ns();
+		joined = probe_now_s();
 		err = atomic_load(&x->failed);
-		woke = atomic_load(&x->woke_ns);
+		d[k] = (joined - x->woke_s) * 1e9;
 		free(x);
 		if (err)
 			return probe_pin_failed(e, a, err, "futexsim probe runs its benchmarks on chosen CPUs; nothing written");
-		(void)t0;
-		(void)t1;
-		d[k] = (double)(t2 - woke);
 	}
-	qsort(d, PROBE_EXIT_SAMPLES, sizeof(d[0]), by_value);
+	gsl_sort(d, 1, PROBE_EXIT_SAMPLES);
 	memset(v, 0, sizeof(*v));
 	v->measured = true;
 	v->n = PROBE_EXIT_SAMPLES;
-	v->median = v->estimate = (d[PROBE_EXIT_SAMPLES / 2 - 1] + d[PROBE_EXIT_SAMPLES / 2]) / 2;
+	v->median = v->estimate = gsl_stats_median_from_sorted_data(d, 1, PROBE_EXIT_SAMPLES);
 	v->lo = d[0];
 	v->hi = d[PROBE_EXIT_SAMPLES - 1];
 	v->attempts = 1;
