@@ -31,15 +31,17 @@ bool dircache_lookup(struct dircache *d, uint32_t home, uint64_t addr)
 {
 	uint64_t key = addr / 64 + 1;
 	uint64_t *set = d->tag + ((size_t)home * d->sets + (size_t)(addr / 64 % d->sets)) * d->ways;
-	uint32_t i = 0;
+	uint64_t *way = set, *last = set + d->ways - 1;
 
-	/* found at i, or i = the last way: the least recently used, or empty */
-	while (i < d->ways - 1 && set[i] != key && set[i] != 0)
-		i++;
-	bool hit = set[i] == key;
+	/* found, or the last way: the least recently used, or empty (empty ways are last,
+	 * so a miss that passes them moves empties down onto empties: the same set as
+	 * stopping at the first; the loop is shorter without that test) */
+	while (way < last && *way != key)
+		way++;
+	bool hit = *way == key;
 	/* the entry moves to the front, the more recent ones one way down */
-	for (; i > 0; i--)
-		set[i] = set[i - 1];
+	for (; way > set; way--)
+		way[0] = way[-1];
 	set[0] = key;
 	d->misses += !hit;
 	return hit;
