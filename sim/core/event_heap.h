@@ -11,29 +11,42 @@
 /* The least of a full set of `arity` children starting at h (the first of equals). */
 typedef size_t (*heap_least_fn)(const struct event *h);
 
-/* Puts `ev` at hole `i` (whose subtree is a heap without it) and moves it down. */
+/* Puts `ev` at hole `i` (whose subtree is a heap without it) and moves it down:
+ * through the nodes that have all their children with one test a level (the
+ * depth, log(len) levels, is what a big machine's queue adds), then through the
+ * one node that may have fewer. */
 static inline __attribute__((always_inline)) void heap_sift_down(struct event_queue *q, size_t i, struct event ev,
 								  size_t arity, heap_least_fn least)
 {
-	for (;;) {
-		size_t first = i * arity + 1, best;
+	struct event *h = q->ev;
+	size_t len = q->len;
+	/* the nodes before `full` have `arity` children: i * arity + arity < len */
+	size_t full = len > arity ? (len - 1 - arity) / arity + 1 : 0, first;
 
-		if (first >= q->len)
-			break;
-		best = first;
-		if (first + arity <= q->len) {
-			best = first + least(&q->ev[first]);
-		} else {
-			for (size_t c = first + 1; c < q->len; c++)
-				if (event_before(&q->ev[c], &q->ev[best]))
-					best = c;
+	while (i < full) {
+		size_t best = i * arity + 1 + least(&h[i * arity + 1]);
+
+		if (!event_before(&h[best], &ev)) {
+			h[i] = ev;
+			return;
 		}
-		if (!event_before(&q->ev[best], &ev))
-			break;
-		q->ev[i] = q->ev[best];
+		h[i] = h[best];
 		i = best;
 	}
-	q->ev[i] = ev;
+	first = i * arity + 1;
+	if (first < len) {
+		/* the last parent: its children are leaves */
+		size_t best = first;
+
+		for (size_t c = first + 1; c < len; c++)
+			if (event_before(&h[c], &h[best]))
+				best = c;
+		if (event_before(&h[best], &ev)) {
+			h[i] = h[best];
+			i = best;
+		}
+	}
+	h[i] = ev;
 }
 
 /* Adds ev at the end and moves it up; -1 when out of memory. */
